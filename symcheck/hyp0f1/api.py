@@ -1,0 +1,184 @@
+"""Public entry points for log ₀F₁(k/2; AAᵀ/4): one dispatcher over the methods.
+
+₀F₁(k/2; AAᵀ/4) = ∫_{O(k)} etr(A Tᵀ) dT over the Haar probability measure on the
+full orthogonal group O(k) (Muirhead 1982, Thm. 7.4.1; Moore 2016, App. A). It depends
+on the k×k matrix A only through its singular values σ, so every function here takes
+``sigma`` of shape ``(..., k)`` and is batched over the leading axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symcheck._checks import as_sigma, check_choice, check_int, check_rng
+from symcheck.hyp0f1 import closed_form, laplace, montecarlo, series
+
+__all__ = ["METHODS", "grad_log_hyp0f1", "log_hyp0f1", "log_hyp0f1_mc"]
+
+METHODS = ("auto", "laplace", "series", "mc", "exact")
+
+#: Relative tolerance the "auto" method asks of the series.
+AUTO_SERIES_RTOL = 1e-14
+#: Largest series degree (in the eigenvalues σ²/4) "auto" is willing to sum.
+AUTO_SERIES_MAX_DEGREE = 60
+
+
+def _take(options: dict, allowed: dict, method: str) -> dict:
+    unknown = set(options) - set(allowed)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
+                         f"allowed: {sorted(allowed) or 'none'}")
+    return {**allowed, **options}
+
+
+def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
+    """Return log ₀F₁(k/2; AAᵀ/4) for singular values ``sigma`` of A.
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., k)
+        Singular values of A (non-negative, finite; zeros allowed). Batched over leading axes.
+    k : int
+        Dimension of the orthogonal group O(k) (>= 1).
+    method : {"auto", "laplace", "series", "mc", "exact"}
+        ``"laplace"``
+            Butler & Wood (2003) Laplace approximation as in Moore (2016) eq. (7).
+            Option ``variant``: ``"listing"`` (default; ŷᵢ as coded in Moore's Listing 1,
+            which is Butler–Wood's saddle point) or ``"printed"`` (ŷᵢ exactly as printed in
+            eq. (7)). Exact at σ = 0 and for k = 1 only asymptotically; see the report.
+        ``"series"``
+            Exact zonal-polynomial series (Koev & Edelman 2006), float64, truncated where a
+            rigorous bound on the tail is below ``rtol`` (default 1e-14) relative to the sum.
+            Options ``rtol``, ``max_degree`` (raise ValueError if not reached),
+            ``return_error`` (also return the relative truncation bound).
+        ``"mc"``
+            Haar Monte Carlo over O(k). Options ``n_samples`` (default 10⁴) and ``rng``
+            (required). Use :func:`log_hyp0f1_mc` for the standard error.
+        ``"exact"``
+            Closed forms: k = 1 (cosh), k = 2 (Bessel I₀), rank-one A in any k (Bessel
+            I_{k/2-1}). ValueError for other inputs.
+        ``"auto"``
+            Per input row: ``"exact"`` where a closed form exists; else ``"series"`` where it
+            reaches 1e-14 within degree 60; else ``"laplace"`` (listing), whose absolute error
+            in log ₀F₁ decays like 1/σ (see the report for measured errors).
+
+    Returns
+    -------
+    ndarray, shape sigma.shape[:-1]
+        log ₀F₁ (float64). With ``method="series", return_error=True`` a pair
+        ``(value, relative_error_bound)``.
+
+    References
+    ----------
+    Moore, D. A. (2016). Symmetrized Variational Inference, App. A, eq. (7), Listing 1.
+    Butler, R. W. & Wood, A. T. A. (2003). Laplace approximations for Bessel functions of
+    matrix argument. J. Comput. Appl. Math. 155, 359–382.
+    Koev, P. & Edelman, A. (2006). The efficient evaluation of the hypergeometric function
+    of a matrix argument. Math. Comp. 75, 833–846.
+    """
+    check_choice(method, "method", METHODS)
+    sig, k = as_sigma(sigma, k)
+    if method == "laplace":
+        opts = _take(options, {"variant": "listing"}, method)
+        return laplace.log_hyp0f1_laplace(sig, k, variant=opts["variant"])
+    if method == "series":
+        opts = _take(options, {"rtol": 1e-14, "max_degree": 200, "return_error": False}, method)
+        val, err = series.log_hyp0f1_series(sig, k, rtol=opts["rtol"], max_degree=opts["max_degree"])
+        return (val, err) if opts["return_error"] else val
+    if method == "mc":
+        opts = _take(options, {"n_samples": 10_000, "rng": None}, method)
+        if opts["rng"] is None:
+            raise ValueError("rng is required for method 'mc' (a numpy.random.Generator or an integer seed)")
+        return log_hyp0f1_mc(sig, k, opts["n_samples"], opts["rng"])[0]
+    if method == "exact":
+        _take(options, {}, method)
+        return closed_form.log_hyp0f1_exact(sig, k)
+    _take(options, {}, method)
+    return _auto(sig, k)
+
+
+def _route(flat: np.ndarray, k: int) -> dict:
+    """Split rows of ``flat`` (n, k) among the "auto" methods; return boolean masks."""
+    exact = closed_form.has_closed_form(flat, k)
+    use_series = np.zeros_like(exact)
+    rest = ~exact
+    if rest.any():
+        use_series[rest] = series.series_degree_needed(flat[rest], k, AUTO_SERIES_RTOL) <= AUTO_SERIES_MAX_DEGREE
+    return {"exact": exact, "series": use_series, "laplace": ~exact & ~use_series}
+
+
+def _auto(sig: np.ndarray, k: int, grad: bool = False) -> np.ndarray:
+    flat = sig.reshape(-1, k)
+    out = np.empty_like(flat) if grad else np.empty(flat.shape[0])
+    masks = _route(flat, k)
+    if masks["exact"].any():
+        fn = closed_form.grad_log_hyp0f1_exact if grad else closed_form.log_hyp0f1_exact
+        out[masks["exact"]] = fn(flat[masks["exact"]], k)
+    if masks["series"].any():
+        rows = flat[masks["series"]]
+        if grad:
+            out[masks["series"]] = series.grad_log_hyp0f1_series(rows, k, rtol=AUTO_SERIES_RTOL,
+                                                                 max_degree=AUTO_SERIES_MAX_DEGREE)
+        else:
+            out[masks["series"]] = series.log_hyp0f1_series(rows, k, rtol=AUTO_SERIES_RTOL,
+                                                            max_degree=AUTO_SERIES_MAX_DEGREE)[0]
+    if masks["laplace"].any():
+        fn = laplace.grad_log_hyp0f1_laplace if grad else laplace.log_hyp0f1_laplace
+        out[masks["laplace"]] = fn(flat[masks["laplace"]], k, variant="listing")
+    return out.reshape(sig.shape if grad else sig.shape[:-1])
+
+
+def log_hyp0f1_mc(sigma, k, n_samples: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Haar Monte Carlo estimate of log ₀F₁(k/2; AAᵀ/4) and its standard error.
+
+    See :func:`symcheck.hyp0f1.montecarlo.log_hyp0f1_mc` for the estimator.
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., k)
+    k : int
+    n_samples : int
+        Number of Haar draws per input row (>= 2).
+    rng : numpy.random.Generator or int
+
+    Returns
+    -------
+    estimate, standard_error : ndarray, shape sigma.shape[:-1]
+        log of the sample mean, and its delta-method standard error (SE of the mean
+        divided by the mean).
+    """
+    sig, k = as_sigma(sigma, k)
+    n = check_int(n_samples, "n_samples", minimum=2)
+    gen = check_rng(rng)
+    return montecarlo.log_hyp0f1_mc(sig, k, n, gen)
+
+
+def grad_log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
+    """Gradient of log ₀F₁(k/2; AAᵀ/4) with respect to the singular values σ.
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., k)
+    k : int
+    method : {"auto", "laplace", "series", "exact"}
+        ``"laplace"``: analytic derivative of the Laplace approximation (option ``variant``).
+        ``"series"``: exact term-wise derivative of the truncated series (options ``rtol``,
+        ``max_degree``). ``"exact"``: derivative of the closed forms. ``"auto"``: as in
+        :func:`log_hyp0f1`.
+
+    Returns
+    -------
+    ndarray, shape sigma.shape
+    """
+    check_choice(method, "method", ("auto", "laplace", "series", "exact"))
+    sig, k = as_sigma(sigma, k)
+    if method == "laplace":
+        opts = _take(options, {"variant": "listing"}, method)
+        return laplace.grad_log_hyp0f1_laplace(sig, k, variant=opts["variant"])
+    if method == "series":
+        opts = _take(options, {"rtol": 1e-14, "max_degree": 200}, method)
+        return series.grad_log_hyp0f1_series(sig, k, rtol=opts["rtol"], max_degree=opts["max_degree"])
+    _take(options, {}, method)
+    if method == "exact":
+        return closed_form.grad_log_hyp0f1_exact(sig, k)
+    return _auto(sig, k, grad=True)

@@ -1,0 +1,1 @@
+"""Report sections: each module defines ``ORDER``, ``TITLE`` and ``render(ctx) -> str``."""
