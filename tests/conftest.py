@@ -1,0 +1,11 @@
+"""Shared fixtures: one seeded generator per test, derived from the test's node id."""
+
+import pytest
+
+from symcheck.claims import claim_rng
+
+
+@pytest.fixture
+def rng(request):
+    """A reproducible numpy Generator, distinct for every test."""
+    return claim_rng(request.node.nodeid)
