@@ -1,0 +1,613 @@
+"""Groups acting on variational parameters, and exact symmetrized Gaussian log densities.
+
+The protocol every group implements is :class:`Group`; the dispatchers of
+:mod:`symcheck.symmetrize` (``symmetrized_logpdf``, ``symmetrization_gap``,
+``entropy_infonce``, the symmetrized ELBOs) are written against it only, so a new
+group (e.g. ``symcheck.orthogonal.Orthogonal``) plugs in by subclassing it.
+
+Conventions
+-----------
+* A *point* z of the parameter space has the group's *event shape* ``E`` (a vector of
+  length n, or a d×k matrix, ...). A batch of points has shape ``(*batch, *E)``.
+* The base variational posterior is a Gaussian q* = N(mean, diag var) with ``mean`` and
+  ``var`` of shape ``E``; where the group allows it, ``var`` may instead be a full
+  covariance of shape ``(n, n)``, n = prod(E), of the row-major flattened point.
+* The symmetrized density (Moore eq. (3); Gelberg et al. eq. (4)) is
+  q̃(z) = (1/|G|) Σ_g q*(g⁻¹·z) = E_{g ~ uniform(G)} q*(g·z) for orthonormal actions
+  (|det g| = 1, Gelberg Sec. 2), so the sum can run over g or g⁻¹ alike.
+
+Groups here
+-----------
+:class:`SignFlip`
+    Z₂ acting by z → −z on the whole point (Moore Sec. 3.1), or Z₂^B acting by
+    independent sign flips of B coordinate blocks (matrix columns, single coordinates).
+:class:`MLPPermutation`
+    S_{d₁} × … × S_{d_{L−1}} permuting the hidden units of an MLP (Gelberg Def. 2.1),
+    acting on the flat parameter vector; :func:`mlp_forward` is the network it leaves
+    unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+
+import numpy as np
+from numba import njit
+from scipy.special import gammaln, logsumexp
+
+from symcheck._checks import as_finite_array, check_int, check_positive_definite, check_rng
+
+__all__ = [
+    "Group",
+    "MLPPermutation",
+    "SignFlip",
+    "gaussian_logpdf",
+    "mlp_forward",
+]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+#: Largest group that :meth:`Group.elements` enumerates by default.
+MAX_ENUMERATE = 200_000
+
+
+def _validate_gaussian(mean, var, event_shape=None, allow_full=True):
+    """Validate a Gaussian base: ``mean`` of the event shape, ``var`` diagonal or full.
+
+    Returns float64 ``(mean, var)``; ``var`` has the shape of ``mean`` (diagonal) or is
+    an ``(n, n)`` positive-definite matrix (full covariance of the flattened point).
+    """
+    mean = as_finite_array(mean, "mean")
+    if mean.ndim == 0:
+        mean = mean.reshape(1)
+    if event_shape is not None and mean.shape != tuple(event_shape):
+        raise ValueError(f"mean must have the group's event shape {tuple(event_shape)}, got shape {mean.shape}")
+    var = as_finite_array(var, "var")
+    if var.ndim == 0 and mean.shape == (1,):
+        var = var.reshape(1)
+    n = mean.size
+    if var.shape == mean.shape:
+        if np.any(var <= 0):
+            raise ValueError("var must be > 0 everywhere (variances of the base Gaussian)")
+        return mean, var
+    if var.shape == (n, n) and n > 1:
+        if not allow_full:
+            raise ValueError("var must be diagonal (the shape of mean) for this group; full covariances are not supported")
+        return mean, check_positive_definite(var, "var")
+    raise ValueError(
+        f"var must have the shape of mean {mean.shape} (diagonal) or ({n}, {n}) (full covariance), got shape {var.shape}"
+    )
+
+
+def gaussian_logpdf(z, mean, var):
+    """Log density of the Gaussian base q* = N(mean, var) at a batch of points.
+
+    Parameters
+    ----------
+    z : array_like, shape ``(*batch, *mean.shape)``
+    mean : ndarray
+        Mean, of the event shape.
+    var : ndarray
+        Variances of the shape of ``mean`` (diagonal covariance) or an ``(n, n)``
+        covariance of the row-major flattened point (n = mean.size). Assumed validated.
+
+    Returns
+    -------
+    ndarray, shape ``batch``
+        log N(z; mean, var), summed over the event axes.
+
+    Notes
+    -----
+    Diagonal: −½ Σ [(z−μ)²/v + log 2πv]. Full: Cholesky Σ = LLᵀ, −½‖L⁻¹(z−μ)‖² − Σ log Lᵢᵢ − (n/2) log 2π.
+    Finite for every finite input (no exp is taken); valid for v down to the float64
+    subnormal range provided (z−μ)²/v does not overflow (|z−μ| / √v < 1e150).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    ev = mean.ndim
+    if z.ndim < ev or z.shape[z.ndim - ev:] != mean.shape:
+        raise ValueError(f"z must have trailing shape {mean.shape}, got shape {z.shape}")
+    if var.shape == mean.shape:
+        d = z - mean
+        axes = tuple(range(z.ndim - ev, z.ndim))
+        return -0.5 * (np.sum(d * d / var, axis=axes) + np.sum(np.log(var)) + mean.size * _LOG_2PI)
+    n = mean.size
+    batch = z.shape[: z.ndim - ev]
+    d = (z - mean).reshape(-1, n)
+    chol = np.linalg.cholesky(var)
+    from scipy.linalg import solve_triangular
+
+    y = solve_triangular(chol, d.T, lower=True)
+    quad = np.sum(y * y, axis=0)
+    logdet = 2.0 * np.sum(np.log(np.diag(chol)))
+    return (-0.5 * (quad + logdet + n * _LOG_2PI)).reshape(batch)
+
+
+class Group(ABC):
+    """A group acting linearly and orthonormally on points of a fixed event shape.
+
+    Subclasses implement :meth:`validate`, :meth:`log_order`, :meth:`sample`,
+    :meth:`act` and :meth:`symmetrized_logpdf`; finite groups that can list their
+    elements also implement :meth:`elements` (then :meth:`enumerated_logpdf` works).
+
+    Attributes
+    ----------
+    name : str
+        Short human-readable name, e.g. ``"SignFlip(columns of 3x2)"``.
+    event_ndim : int
+        Number of trailing axes of a point (1 for vectors, 2 for matrices).
+    """
+
+    name: str = "Group"
+    event_ndim: int = 1
+
+    @abstractmethod
+    def validate(self, mean, var):
+        """Return ``(mean, var)`` as float64 arrays; ValueError on a shape mismatch or var <= 0."""
+
+    @abstractmethod
+    def log_order(self) -> float:
+        """log |G| (``math.inf`` for a continuous group)."""
+
+    @abstractmethod
+    def sample(self, rng, size):
+        """Return ``size`` i.i.d. uniformly random group elements (an object :meth:`act` accepts)."""
+
+    @abstractmethod
+    def act(self, g, z):
+        """Return g·z for a batch of m elements ``g`` and points ``z``.
+
+        ``z`` has shape ``(*batch, *E)``; ``batch`` broadcasts against ``(m,)`` (the element
+        axis is the *last* batch axis), so a single point (``batch = ()``) gives the m
+        images ``(m, *E)`` and ``(n, m, *E)`` pairs point (i, j) with element j.
+        """
+
+    @abstractmethod
+    def symmetrized_logpdf(self, z, mean, var):
+        """Exact log q̃(z) = log (1/|G|) Σ_g q*(g·z) for q* = N(mean, var), batched over ``z``'s leading axes."""
+
+    # ----- defaults shared by the finite groups -------------------------------------
+
+    def elements(self, max_elements: int = MAX_ENUMERATE):
+        """All group elements (finite groups only); ValueError if |G| > ``max_elements``."""
+        raise ValueError(f"{self.name} cannot enumerate its elements")
+
+    def base_logpdf(self, z, mean, var):
+        """log q*(z) for the (validated) Gaussian base; see :func:`gaussian_logpdf`."""
+        return gaussian_logpdf(z, mean, var)
+
+    def enumerated_logpdf(self, z, mean, var, max_elements: int = MAX_ENUMERATE):
+        """log q̃(z) by log-sum-exp over every element: (1/|G|) Σ_g q*(g·z) (Gelberg eq. (4)).
+
+        The brute-force route, O(|G|) base evaluations per point; ``max_elements``
+        bounds |G| (ValueError naming it otherwise).
+        """
+        mean, var = self.validate(mean, var)
+        z = self._check_points(z, mean)
+        els = self.elements(max_elements)
+        batch = z.shape[: z.ndim - self.event_ndim]
+        zz = z.reshape((-1, 1) + mean.shape)  # (N, 1, *E): each point against every element
+        logs = self.base_logpdf(self.act(els, zz), mean, var)  # (N, |G|)
+        return (logsumexp(logs, axis=-1) - self.log_order()).reshape(batch)
+
+    def _check_points(self, z, mean):
+        z = as_finite_array(z, "z")
+        ev = mean.ndim
+        if z.ndim < ev or z.shape[z.ndim - ev:] != mean.shape:
+            raise ValueError(f"z must have trailing shape {mean.shape} (the shape of mean), got shape {z.shape}")
+        return z
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# =====================================================================================
+# Sign flips
+# =====================================================================================
+
+
+class SignFlip(Group):
+    """Sign flips z → s·z, s ∈ {±1}, of the whole point or of separate coordinate blocks.
+
+    Parameters
+    ----------
+    event_shape : tuple of int, optional
+        Shape of a point. Default: a vector of any length (``event_ndim = 1``), inferred
+        from ``mean``.
+    blocks : None, "columns", "coordinates" or array_like of int
+        ``None`` (default): the group Z₂ = {1, −1} flipping the whole point, as in
+        Moore Sec. 3.1 (log q̃(z) = log ½(q*(z) + q*(−z))). ``"columns"``: one
+        independent flip per column of a d×k matrix point (Z₂^k; needs a 2-D
+        ``event_shape``). ``"coordinates"``: one flip per coordinate (Z₂^n; needs
+        ``event_shape``). An integer array of the event shape assigns each coordinate a
+        block label 0..B−1 (every label used): Z₂^B.
+
+    Notes
+    -----
+    Elements are arrays of shape ``(m, B)`` with entries ±1 (float64).
+    For a diagonal base the blocks are independent under q*, so
+    q̃(z) = Π_b ½[q*_b(z_b) + q*_b(−z_b)] exactly and log q̃ costs O(n) for any B.
+    A full covariance couples the blocks: log q̃ is then the log-sum-exp over all 2^B
+    elements (ValueError when 2^B > ``MAX_ENUMERATE``).
+    """
+
+    def __init__(self, event_shape=None, blocks=None):
+        if event_shape is None:
+            if blocks is not None:
+                raise ValueError("event_shape is required when blocks is given")
+            self.event_shape = None
+            self.event_ndim = 1
+            self._labels = None
+            self.n_blocks = 1
+            self.name = "SignFlip(whole point)"
+            return
+        try:
+            shape = tuple(check_int(s, "event_shape entry", minimum=1) for s in event_shape)
+        except TypeError:
+            raise ValueError(f"event_shape must be a tuple of positive integers, got {event_shape!r}") from None
+        if len(shape) == 0:
+            raise ValueError("event_shape must have at least one axis")
+        self.event_shape = shape
+        self.event_ndim = len(shape)
+        n = math.prod(shape)
+        if blocks is None:
+            labels = np.zeros(shape, dtype=np.intp)
+            self.name = f"SignFlip(whole {'x'.join(map(str, shape))})"
+        elif isinstance(blocks, str) and blocks == "columns":
+            if len(shape) != 2:
+                raise ValueError(f"blocks='columns' needs a 2-D event_shape (d, k), got {shape}")
+            labels = np.broadcast_to(np.arange(shape[1]), shape).copy()
+            self.name = f"SignFlip(columns of {shape[0]}x{shape[1]})"
+        elif isinstance(blocks, str) and blocks == "coordinates":
+            labels = np.arange(n).reshape(shape)
+            self.name = f"SignFlip(coordinates of {'x'.join(map(str, shape))})"
+        elif isinstance(blocks, str):
+            raise ValueError(f"unknown blocks {blocks!r}; expected None, 'columns', 'coordinates' or an integer array")
+        else:
+            labels = np.asarray(blocks)
+            if labels.shape != shape or not np.issubdtype(labels.dtype, np.integer):
+                raise ValueError(f"blocks must be an integer array of shape {shape}, got {labels.dtype} {labels.shape}")
+            nb = int(labels.max()) + 1 if labels.size else 0
+            if labels.min() < 0 or np.unique(labels).size != nb:
+                raise ValueError("blocks must use every label 0..B-1 exactly (no gaps, no negatives)")
+            labels = labels.astype(np.intp)
+            self.name = f"SignFlip({nb} blocks of {'x'.join(map(str, shape))})"
+        self._labels = labels
+        self.n_blocks = int(labels.max()) + 1
+        self._flat_labels = labels.reshape(-1)
+
+    # protocol -------------------------------------------------------------------------
+
+    def validate(self, mean, var):
+        """Validate the base; a full covariance is accepted (the action is linear)."""
+        return _validate_gaussian(mean, var, self.event_shape, allow_full=True)
+
+    def log_order(self) -> float:
+        """log 2^B."""
+        return self.n_blocks * math.log(2.0)
+
+    def sample(self, rng, size):
+        """``size`` uniform elements: i.i.d. fair signs, shape ``(size, B)``."""
+        rng = check_rng(rng)
+        size = check_int(size, "size", minimum=1)
+        return rng.choice(np.array([-1.0, 1.0]), size=(size, self.n_blocks))
+
+    def elements(self, max_elements: int = MAX_ENUMERATE):
+        """All 2^B sign patterns, identity first; ValueError when 2^B > ``max_elements``."""
+        max_elements = check_int(max_elements, "max_elements", minimum=1)
+        if self.n_blocks > 62 or 2**self.n_blocks > max_elements:
+            raise ValueError(
+                f"{self.name} has 2^{self.n_blocks} elements, more than max_elements={max_elements}; cannot enumerate"
+            )
+        codes = np.arange(2**self.n_blocks)[:, None] >> np.arange(self.n_blocks)[None, :]
+        return np.where(codes & 1, -1.0, 1.0)
+
+    def _signs(self, g, event_shape):
+        """Per-coordinate signs of elements ``g``: shape ``(m, *event_shape)``."""
+        g = np.asarray(g, dtype=np.float64)
+        if g.ndim != 2 or g.shape[1] != self.n_blocks:
+            raise ValueError(f"g must have shape (m, {self.n_blocks}) (sign patterns), got {g.shape}")
+        if self._labels is None:
+            return g.reshape((g.shape[0],) + (1,) * len(event_shape))
+        return g[:, self._labels]
+
+    def act(self, g, z):
+        """Flip signs: (g·z)[..., c] = s_{block(c)} z[..., c]. Broadcasting as in :meth:`Group.act`."""
+        z = np.asarray(z, dtype=np.float64)
+        ev = self.event_ndim
+        event_shape = z.shape[z.ndim - ev:] if self.event_shape is None else self.event_shape
+        if self.event_shape is not None and z.shape[z.ndim - ev:] != self.event_shape:
+            raise ValueError(f"z must have trailing shape {self.event_shape}, got {z.shape}")
+        return z * self._signs(g, event_shape)
+
+    def symmetrized_logpdf(self, z, mean, var):
+        """Exact log q̃(z) (Moore Sec. 3.1 and its block-product generalisation).
+
+        Whole-point flip: logaddexp(log q*(z), log q*(−z)) − log 2, for a diagonal or full
+        covariance. Blocks with a diagonal base: Σ_b [logaddexp(ℓ_b⁺, ℓ_b⁻) − log 2], with
+        ℓ_b^± = Σ_{c ∈ b} log N(±z_c; μ_c, v_c). Blocks with a full covariance: log-sum-exp
+        over all 2^B elements. Never overflows: only log densities are added.
+        """
+        mean, var = self.validate(mean, var)
+        z = self._check_points(z, mean)
+        if self.n_blocks == 1:
+            lp = gaussian_logpdf(z, mean, var)
+            lm = gaussian_logpdf(-z, mean, var)
+            return np.logaddexp(lp, lm) - math.log(2.0)
+        if var.shape != mean.shape:
+            return self.enumerated_logpdf(z, mean, var)
+        # Per-coordinate log densities at +z and −z, summed within each block.
+        lp = -0.5 * ((z - mean) ** 2 / var + np.log(var) + _LOG_2PI)
+        lm = -0.5 * ((z + mean) ** 2 / var + np.log(var) + _LOG_2PI)
+        batch = z.shape[: z.ndim - self.event_ndim]
+        lp = lp.reshape(batch + (-1,))
+        lm = lm.reshape(batch + (-1,))
+        onehot = np.zeros((lp.shape[-1], self.n_blocks))
+        onehot[np.arange(lp.shape[-1]), self._flat_labels] = 1.0
+        bp = lp @ onehot
+        bm = lm @ onehot
+        return np.sum(np.logaddexp(bp, bm), axis=-1) - self.log_order()
+
+
+# =====================================================================================
+# MLP hidden-unit permutations
+# =====================================================================================
+
+
+def _check_layer_sizes(layer_sizes):
+    try:
+        sizes = [check_int(d, "layer_sizes entry", minimum=1) for d in layer_sizes]
+    except TypeError:
+        raise ValueError(f"layer_sizes must be a sequence of positive integers, got {layer_sizes!r}") from None
+    if len(sizes) < 3:
+        raise ValueError(f"layer_sizes must be (d_0, d_1, ..., d_L) with at least one hidden layer, got {sizes}")
+    return sizes
+
+
+def unpack_mlp(omega, layer_sizes):
+    """Split a flat parameter vector into ``(Ws, bs)`` (views), Gelberg's order (W₁..W_L, b₁..b_L).
+
+    ``omega`` has shape ``(*batch, D)``, D = Σ_l d_l d_{l−1} + Σ_l d_l; ``Ws[l]`` has shape
+    ``(*batch, d_{l+1}, d_l)`` and ``bs[l]`` shape ``(*batch, d_{l+1})``.
+    """
+    sizes = _check_layer_sizes(layer_sizes)
+    omega = np.asarray(omega, dtype=np.float64)
+    D = sum(a * b for a, b in zip(sizes[1:], sizes[:-1])) + sum(sizes[1:])
+    if omega.shape[-1:] != (D,):
+        raise ValueError(f"omega must have last axis of length {D} for layer_sizes {sizes}, got shape {omega.shape}")
+    batch = omega.shape[:-1]
+    Ws, bs, pos = [], [], 0
+    for din, dout in zip(sizes[:-1], sizes[1:]):
+        Ws.append(omega[..., pos: pos + dout * din].reshape(batch + (dout, din)))
+        pos += dout * din
+    for dout in sizes[1:]:
+        bs.append(omega[..., pos: pos + dout])
+        pos += dout
+    return Ws, bs
+
+
+def mlp_forward(omega, x, layer_sizes, activation=np.tanh):
+    """The MLP f^ω(x) of Gelberg Sec. 2: x_{l+1} = σ(W_{l+1} x_l + b_{l+1}), linear last layer.
+
+    Parameters
+    ----------
+    omega : array_like, shape ``(*batch, D)``
+        Flat parameters in the order of :func:`unpack_mlp`.
+    x : array_like, shape ``(n, d_0)``
+        Inputs.
+    layer_sizes : sequence of int
+        ``(d_0, d_1, ..., d_L)``.
+    activation : callable
+        Point-wise non-linearity σ of the hidden layers (default tanh). The paper applies
+        σ on the output layer too; any point-wise σ there leaves the permutation
+        invariance unchanged, so the output layer is kept linear here.
+
+    Returns
+    -------
+    ndarray, shape ``(*batch, n, d_L)``
+    """
+    Ws, bs = unpack_mlp(omega, layer_sizes)
+    h = np.asarray(x, dtype=np.float64)
+    if h.ndim != 2 or h.shape[1] != layer_sizes[0]:
+        raise ValueError(f"x must have shape (n, {layer_sizes[0]}), got {h.shape}")
+    L = len(Ws)
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        h = np.einsum("...ij,...nj->...ni", W, h) + b[..., None, :]
+        if l < L - 1:
+            h = activation(h)
+    return h
+
+
+@njit(cache=True)
+def _log_permanent_dp(logA):
+    """log perm(A) for a d×d matrix given log A, by the subset recursion in log space.
+
+    dp[S] = log Σ over bijections {0..|S|−1} → S of Π A[i, σ(i)]; dp[S] = logsumexp_{j∈S}
+    (dp[S∖j] + logA[|S|−1, j]). Only sums of positive terms: no cancellation (unlike
+    Ryser's formula), so the result is accurate to O(d·eps) relative. O(2^d d) time.
+    −inf entries (zero densities) are skipped, so they never produce NaN.
+    """
+    d = logA.shape[0]
+    nmask = 1 << d
+    dp = np.full(nmask, -np.inf)
+    dp[0] = 0.0
+    pop = np.zeros(nmask, dtype=np.int64)
+    for s in range(1, nmask):
+        pop[s] = pop[s >> 1] + (s & 1)
+    for s in range(1, nmask):
+        i = pop[s] - 1
+        m = -np.inf
+        for j in range(d):
+            if (s >> j) & 1:
+                v = dp[s ^ (1 << j)] + logA[i, j]
+                if v > m:
+                    m = v
+        if m == -np.inf:
+            continue
+        acc = 0.0
+        for j in range(d):
+            if (s >> j) & 1:
+                v = dp[s ^ (1 << j)] + logA[i, j]
+                if v > -np.inf:
+                    acc += np.exp(v - m)
+        dp[s] = m + np.log(acc)
+    return dp[nmask - 1]
+
+
+class MLPPermutation(Group):
+    """Hidden-unit permutations S_{d₁} × … × S_{d_{L−1}} of an MLP (Gelberg et al., Def. 2.1).
+
+    Parameters
+    ----------
+    layer_sizes : sequence of int
+        ``(d_0, d_1, ..., d_L)``: input, hidden and output widths (at least one hidden layer).
+
+    Notes
+    -----
+    Points are flat parameter vectors ω of length D (:func:`unpack_mlp` order). An element
+    g = (τ₁, …, τ_{L−1}) is stored as one row of the ``(m, Σ d_l)`` integer array of the
+    concatenated permutations. Its action moves hidden unit j of layer l to position
+    τ_l(j): W'_l = P_l W_l P_{l−1}ᵀ, b'_l = P_l b_l with (P_l)_{τ_l(j), j} = 1 — Def. 2.1 with
+    P_{τ} there = P_lᵀ here (P₀ = P_L = I). This is a left action ((gh)·ω = g·(h·ω) with
+    τ composed as τ_g ∘ τ_h), linear, a coordinate permutation of ω (so orthonormal), and
+    leaves f^ω unchanged for any point-wise σ.
+
+    Exact log q̃: for one hidden layer and a diagonal base, q̃(ω) = q_{b_L}(b_L) · perm(A)/d₁!
+    with A[i, j] = density of unit j's parameters (row j of W₁, b₁[j], column j of W₂)
+    under unit i's factor of q*; the permanent is computed in log space by the O(2^d d)
+    subset recursion (d₁ ≤ 22). Otherwise log-sum-exp over all |G| = Π d_l! elements
+    (ValueError when |G| > ``MAX_ENUMERATE``).
+    """
+
+    MAX_PERMANENT_WIDTH = 22
+
+    def __init__(self, layer_sizes):
+        self.layer_sizes = _check_layer_sizes(layer_sizes)
+        self.hidden = self.layer_sizes[1:-1]
+        self.event_ndim = 1
+        s = self.layer_sizes
+        self.dim = sum(a * b for a, b in zip(s[1:], s[:-1])) + sum(s[1:])
+        self.name = f"MLPPermutation({'-'.join(map(str, s))})"
+        self._offsets = np.concatenate([[0], np.cumsum(self.hidden)])
+        self._index_template = self._build_index_template()
+
+    def _build_index_template(self):
+        """For each coordinate of ω: (row layer, row unit, column layer, column unit) or -1.
+
+        Coordinate c of the image is taken from the source coordinate obtained by mapping
+        its hidden-unit indices through τ⁻¹; this table lists which indices those are.
+        """
+        s = self.layer_sizes
+        L = len(s) - 1
+        rows_l, rows_u, cols_l, cols_u, base, strides = [], [], [], [], [], []
+        pos = 0
+        for l in range(L):  # W_{l+1}: shape (s[l+1], s[l]); rows are units of layer l+1, columns of layer l
+            dout, din = s[l + 1], s[l]
+            r, c = np.meshgrid(np.arange(dout), np.arange(din), indexing="ij")
+            rows_l.append(np.full(dout * din, l + 1 if l + 1 < L else -1))
+            rows_u.append(r.ravel())
+            cols_l.append(np.full(dout * din, l if l > 0 else -1))
+            cols_u.append(c.ravel())
+            base.append(np.full(dout * din, pos))
+            strides.append(np.full(dout * din, din))
+            pos += dout * din
+        for l in range(L):
+            dout = s[l + 1]
+            rows_l.append(np.full(dout, l + 1 if l + 1 < L else -1))
+            rows_u.append(np.arange(dout))
+            cols_l.append(np.full(dout, -1))
+            cols_u.append(np.zeros(dout, dtype=int))
+            base.append(np.full(dout, pos))
+            strides.append(np.full(dout, 1))
+            pos += dout
+        cat = lambda a: np.concatenate(a).astype(np.intp)  # noqa: E731
+        return cat(rows_l), cat(rows_u), cat(cols_l), cat(cols_u), cat(base), cat(strides)
+
+    # protocol -------------------------------------------------------------------------
+
+    def validate(self, mean, var):
+        """Validate a base over the D parameters; diagonal or full covariance."""
+        return _validate_gaussian(mean, var, (self.dim,), allow_full=True)
+
+    def log_order(self) -> float:
+        """log Π_l d_l! (Gelberg Sec. 2)."""
+        return float(sum(gammaln(d + 1.0) for d in self.hidden))
+
+    def sample(self, rng, size):
+        """``size`` uniform elements: independent uniform permutations per hidden layer."""
+        rng = check_rng(rng)
+        size = check_int(size, "size", minimum=1)
+        parts = [rng.permuted(np.broadcast_to(np.arange(d), (size, d)), axis=1) for d in self.hidden]
+        return np.concatenate(parts, axis=1).astype(np.intp)
+
+    def elements(self, max_elements: int = MAX_ENUMERATE):
+        """All Π d_l! elements (identity first); ValueError when there are more than ``max_elements``."""
+        import itertools
+
+        max_elements = check_int(max_elements, "max_elements", minimum=1)
+        if self.log_order() > math.log(max_elements) + 1e-9:
+            raise ValueError(
+                f"{self.name} has {math.exp(self.log_order()):.3g} elements, more than "
+                f"max_elements={max_elements}; cannot enumerate"
+            )
+        per_layer = [list(itertools.permutations(range(d))) for d in self.hidden]
+        return np.array([np.concatenate(c) for c in itertools.product(*per_layer)], dtype=np.intp)
+
+    def _check_elements(self, g):
+        g = np.asarray(g)
+        H = int(self._offsets[-1])
+        if g.ndim != 2 or g.shape[1] != H or not np.issubdtype(g.dtype, np.integer):
+            raise ValueError(f"g must be an integer array of shape (m, {H}) (concatenated permutations), got {g.shape}")
+        return g
+
+    def source_index(self, g):
+        """Index arrays ``idx`` of shape ``(m, D)`` with (g·ω)[c] = ω[idx[c]]."""
+        g = self._check_elements(g)
+        m = g.shape[0]
+        rows_l, rows_u, cols_l, cols_u, base, strides = self._index_template
+        # inverse permutations: inv[:, off_l + τ_l(j)] = j
+        inv = np.empty_like(g)
+        for l, d in enumerate(self.hidden):
+            o = self._offsets[l]
+            np.put_along_axis(inv[:, o: o + d], g[:, o: o + d], np.broadcast_to(np.arange(d), (m, d)), axis=1)
+        off = np.concatenate([self._offsets, [0]])  # layer index -1 -> unused
+        r = np.where(rows_l > 0, inv[:, np.where(rows_l > 0, off[rows_l - 1] + rows_u, 0)], rows_u)
+        c = np.where(cols_l > 0, inv[:, np.where(cols_l > 0, off[cols_l - 1] + cols_u, 0)], cols_u)
+        return base + r * strides + c
+
+    def act(self, g, z):
+        """Permute hidden units (Def. 2.1). Broadcasting as in :meth:`Group.act`."""
+        z = np.asarray(z, dtype=np.float64)
+        if z.shape[-1:] != (self.dim,):
+            raise ValueError(f"z must have last axis of length D={self.dim}, got shape {z.shape}")
+        idx = self.source_index(g)  # (m, D)
+        shape = np.broadcast_shapes(z.shape[:-1], (idx.shape[0],))
+        zb = np.broadcast_to(z, shape + (self.dim,))
+        return np.take_along_axis(zb, np.broadcast_to(idx, shape + (self.dim,)), axis=-1)
+
+    def symmetrized_logpdf(self, z, mean, var):
+        """Exact log q̃(z): permanent route (one hidden layer, diagonal) or enumeration."""
+        mean, var = self.validate(mean, var)
+        z = self._check_points(z, mean)
+        if len(self.hidden) == 1 and var.shape == mean.shape and self.hidden[0] <= self.MAX_PERMANENT_WIDTH:
+            return self._permanent_logpdf(z, mean, var)
+        return self.enumerated_logpdf(z, mean, var)
+
+    def _unit_blocks(self, x):
+        """One hidden layer: (per-unit parameter blocks (..., d, d_0 + 1 + d_2), output bias)."""
+        (W1, W2), (b1, b2) = unpack_mlp(x, self.layer_sizes)
+        units = np.concatenate([W1, b1[..., None], np.swapaxes(W2, -1, -2)], axis=-1)
+        return units, b2
+
+    def _permanent_logpdf(self, z, mean, var):
+        zu, zb = self._unit_blocks(z)  # (*batch, d, p), (*batch, d_o)
+        mu, mb = self._unit_blocks(mean)
+        vu, vb = self._unit_blocks(var)
+        # logA[..., i, j] = Σ_c log N(zu[j, c]; mu[i, c], vu[i, c])
+        diff = zu[..., None, :, :] - mu[:, None, :]
+        logA = -0.5 * np.sum(diff * diff / vu[:, None, :] + np.log(vu)[:, None, :] + _LOG_2PI, axis=-1)
+        lb = -0.5 * np.sum((zb - mb) ** 2 / vb + np.log(vb) + _LOG_2PI, axis=-1)
+        batch = z.shape[:-1]
+        flat = logA.reshape((-1,) + logA.shape[-2:])
+        perms = np.array([_log_permanent_dp(np.ascontiguousarray(a)) for a in flat]).reshape(batch)
+        return lb + perms - self.log_order()
