@@ -31,7 +31,7 @@ from symcheck._checks import check_choice
 
 __all__ = ["VARIANTS", "grad_log_hyp0f1_laplace", "log_hyp0f1_laplace"]
 
-VARIANTS = {"listing": 0, "printed": 1}
+VARIANTS = {"listing": 0, "printed": 1, "pairs-once": 2}
 
 
 @njit(cache=True)
@@ -40,7 +40,7 @@ def _saddle(sig, k, variant, y, a, dy):
     for i in range(k):
         u = 2.0 * sig[i] / k
         s = np.sqrt(u * u + 1.0)
-        if variant == 0:
+        if variant != 1:
             y[i] = u / (s + 1.0)
             a[i] = 2.0 / (1.0 + s)
             dy[i] = (2.0 / k) / (s * (s + 1.0))
@@ -64,7 +64,8 @@ def _laplace_kernel(sig, k, variant, want_grad, out, grad):
         den = 0.0
         for i in range(k):
             num += half_k * np.log(a[i]) + sig[r, i] * y[i]
-            for j in range(k):
+            # ordered pairs (i, j) for eq. (7); unordered pairs i <= j for "pairs-once"
+            for j in range(i if variant == 2 else 0, k):
                 den += np.log(a[i] + a[j] - a[i] * a[j])
         out[r] = num - 0.5 * den
         if want_grad:
@@ -73,6 +74,8 @@ def _laplace_kernel(sig, k, variant, want_grad, out, grad):
                 acc = 0.0
                 for j in range(k):
                     acc += (1.0 - a[j]) / (a[i] + a[j] - a[i] * a[j])
+                if variant == 2:
+                    acc = 0.5 * (acc + (1.0 - a[i]) / (a[i] * (2.0 - a[i])))
                 grad[r, i] = half_k * da / a[i] + y[i] + sig[r, i] * dy[i] - da * acc
 
 
