@@ -43,9 +43,10 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
     method : {"auto", "laplace", "series", "mc", "exact"}
         ``"laplace"``
             Butler & Wood (2003) Laplace approximation as in Moore (2016) eq. (7).
-            Option ``variant``: ``"listing"`` (default; ŷᵢ as coded in Moore's Listing 1,
-            which is Butler–Wood's saddle point) or ``"printed"`` (ŷᵢ exactly as printed in
-            eq. (7)). Exact at σ = 0 and for k = 1 only asymptotically; see the report.
+            Option ``variant``: ``"listing"`` (default; eq. (7) with ŷᵢ as coded in Moore's
+            Listing 1), ``"printed"`` (ŷᵢ exactly as printed in eq. (7)) or ``"pairs-once"``
+            (listing ŷ, denominator over pairs i ≤ j: bounded error as σ → ∞). All exact at
+            σ = 0; measured errors are in the report.
         ``"series"``
             Exact zonal-polynomial series (Koev & Edelman 2006), float64, truncated where a
             rigorous bound on the tail is below ``rtol`` (default 1e-14) relative to the sum.

@@ -9,6 +9,13 @@ Two forms of the saddle point ŷᵢ are in the paper:
 ``"printed"``   ŷᵢ = 2σᵢ / (k sqrt(4σᵢ²/k² + 1) + 1)          (eq. (7) as printed)
 ``"listing"``   ŷᵢ = u / (sqrt(u² + 1) + 1),  u = 2σᵢ/k        (Listing 1, ``log_bessel``)
 
+and a third variant, ``"pairs-once"``: the listing ŷ with the denominator's product taken
+over unordered pairs i ≤ j instead of all ordered pairs (i, j). Laplace's method on O(k)
+(expanding Σσᵢ Tᵢᵢ to second order around T = I) gives log ₀F₁ = Σσᵢ − ½Σ_{i<j} log(σᵢ+σⱼ)
++ const + O(1/σ); only the i ≤ j product reproduces the σ-dependence of that expansion,
+while the ordered-pair product of eq. (7) leaves an error that grows like
+(k−1)/2 · Σᵢ log σᵢ − ½ Σ_{i<j} log(σᵢ+σⱼ) (see the claims ``moore2016.eq7.*``).
+
 i.e. ŷᵢ = 2σᵢ / (k sqrt(4σᵢ²/k² + 1) + k). They agree only for k = 1. The listing form
 solves the Laplace saddle-point equation of Butler & Wood (2003) for ₀F₁(b; X) with
 b = k/2, xᵢ = σᵢ²/4: ŷᵢ = 2√xᵢ / (b + sqrt(b² + 4xᵢ)). The report and the claims measure
@@ -23,6 +30,8 @@ Its error is measured in the report, never assumed.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -39,7 +48,7 @@ def _saddle(sig, k, variant, y, a, dy):
     """Fill ŷ, a = 1 − ŷ² and dŷ/dσ for one row of singular values."""
     for i in range(k):
         u = 2.0 * sig[i] / k
-        s = np.sqrt(u * u + 1.0)
+        s = math.hypot(u, 1.0)  # no overflow of u² for huge σ
         if variant != 1:
             y[i] = u / (s + 1.0)
             a[i] = 2.0 / (1.0 + s)
