@@ -1,0 +1,314 @@
+"""Checks of symcheck.kl: Gaussian, matrix-variate and optimal factored KL.
+
+Independent routes: mpmath at 40 digits with explicit inverse and determinant (the
+textbook formula), Monte Carlo over scipy.stats log-densities, the dense Kronecker
+covariance, direct numerical minimisation (BFGS), and invariances (hypothesis).
+
+Float64 tolerance used throughout (``_tol``): every term of the KL is a sum of O(K)
+products of entries of S1⁻¹ (from triangular solves), so each carries a relative
+error of at most ~K·eps·cond(S1); summing the absolute sizes of the terms
+(|trace| + |Mahalanobis| + K + |log|S1|| + |log|S0||) and a safety factor of 64 for the
+constants of the backward-error bounds gives 64·K·eps·cond(S1)·scale.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import mpmath
+
+from symcheck.claims import z_for_alpha
+from symcheck.kl import (
+    fit_factored_gaussian_numerically,
+    kl_gaussian,
+    kl_matrix_normal,
+    optimal_factored_gaussian,
+)
+
+EPS = np.finfo(float).eps
+HYP = settings(max_examples=40, deadline=None, derandomize=True)
+
+
+def _tol(S1, *terms, K=None):
+    S1 = np.diag(S1) if np.ndim(S1) == 1 else np.asarray(S1)
+    K = S1.shape[0] if K is None else K
+    scale = K + sum(abs(float(t)) for t in terms)
+    return 64 * K * EPS * np.linalg.cond(S1) * scale
+
+
+def _spd(rng, K, cond=10.0):
+    """Random SPD matrix with eigenvalues log-uniform in [1/sqrt(cond), sqrt(cond)]."""
+    Q, _ = np.linalg.qr(rng.normal(size=(K, K)))
+    ev = np.exp(rng.uniform(-0.5, 0.5, size=K) * np.log(cond))
+    S = (Q * ev) @ Q.T
+    return 0.5 * (S + S.T)
+
+
+def _pair(rng, K, cond=10.0):
+    return rng.normal(size=K), _spd(rng, K, cond), rng.normal(size=K), _spd(rng, K, cond)
+
+
+def _kl_mpmath(m0, S0, m1, S1, dps=40):
+    """Textbook KL with explicit inverse and determinants at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        K = len(m0)
+        A0, A1 = mpmath.matrix(S0.tolist()), mpmath.matrix(S1.tolist())
+        d = mpmath.matrix((np.asarray(m1) - np.asarray(m0)).tolist())
+        P1 = mpmath.inverse(A1)
+        tr = sum((P1 * A0)[i, i] for i in range(K))
+        maha = (d.T * P1 * d)[0, 0]
+        val = (tr + maha - K + mpmath.log(mpmath.det(A1)) - mpmath.log(mpmath.det(A0))) / 2
+        return float(val)
+
+
+# ---------------------------------------------------------------------------------------
+# kl_gaussian
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cond", [1.0, 1e3, 1e8])
+def test_kl_gaussian_matches_mpmath(rng, cond):
+    for K in (1, 2, 5):
+        m0, S0, m1, S1 = _pair(rng, K, cond)
+        got = kl_gaussian(m0, S0, m1, S1)
+        ref = _kl_mpmath(m0, S0, m1, S1)
+        # scale: ref bounds trace + maha - K - logdet; add the log-determinants explicitly
+        tol = _tol(S1, ref, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S1)[1])
+        assert abs(got - ref) <= tol, (K, cond, got, ref, tol)
+
+
+def test_kl_gaussian_matches_monte_carlo(rng):
+    K = 3
+    m0, S0, m1, S1 = _pair(rng, K, cond=5.0)
+    n = 200_000
+    x = rng.multivariate_normal(m0, S0, size=n)
+    d = stats.multivariate_normal(m0, S0).logpdf(x) - stats.multivariate_normal(m1, S1).logpdf(x)
+    se = d.std(ddof=1) / np.sqrt(n)
+    assert abs(kl_gaussian(m0, S0, m1, S1) - d.mean()) <= z_for_alpha() * se
+
+
+def test_kl_gaussian_diagonal_inputs_equal_full(rng):
+    K = 4
+    m0, m1 = rng.normal(size=K), rng.normal(size=K)
+    s0, s1 = rng.uniform(0.1, 3.0, size=K), rng.uniform(0.1, 3.0, size=K)
+    S1full = _spd(rng, K)
+    ref = _kl_mpmath(m0, np.diag(s0), m1, np.diag(s1))
+    for a, b in [(s0, s1), (np.diag(s0), s1), (s0, np.diag(s1)), (np.diag(s0), np.diag(s1))]:
+        assert abs(kl_gaussian(m0, a, m1, b) - ref) <= _tol(s1, ref, np.sum(np.log(s0 * s1)))
+    ref_mixed = _kl_mpmath(m0, np.diag(s0), m1, S1full)
+    got = kl_gaussian(m0, s0, m1, S1full)
+    assert abs(got - ref_mixed) <= _tol(S1full, ref_mixed, np.sum(np.log(s0)), np.linalg.slogdet(S1full)[1])
+
+
+def test_kl_gaussian_near_singular_is_finite_and_accurate(rng):
+    # cond 1e12: the inverse-based baseline loses ~12 digits; the Cholesky route must
+    # still agree with 40-digit arithmetic to the float64 bound.
+    K = 4
+    m0, S0, m1, S1 = _pair(rng, K, cond=1e12)
+    got = kl_gaussian(m0, S0, m1, S1)
+    ref = _kl_mpmath(m0, S0, m1, S1, dps=60)
+    assert np.isfinite(got)
+    assert abs(got - ref) <= _tol(S1, ref, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S1)[1])
+
+
+def _transform_strategy():
+    return st.tuples(st.integers(1, 5), st.integers(0, 2**32 - 1))
+
+
+@HYP
+@given(_transform_strategy())
+def test_kl_gaussian_nonnegative_and_zero_iff_equal(args):
+    K, seed = args
+    rng = np.random.default_rng(seed)
+    m0, S0, m1, S1 = _pair(rng, K, cond=100.0)
+    kl = kl_gaussian(m0, S0, m1, S1)
+    tol = _tol(S1, kl, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S1)[1])
+    # KL >= 1/2 Mahalanobis (the covariance part is >= 0), Mahalanobis by a dense solve
+    d = m1 - m0
+    half_maha = 0.5 * d @ np.linalg.solve(S1, d)
+    assert kl >= half_maha - tol
+    assert kl > 0
+    assert abs(kl_gaussian(m0, S0, m0, S0)) <= _tol(S0, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S0)[1])
+
+
+@HYP
+@given(_transform_strategy())
+def test_kl_gaussian_invariant_under_joint_affine_map(args):
+    K, seed = args
+    rng = np.random.default_rng(seed)
+    m0, S0, m1, S1 = _pair(rng, K, cond=20.0)
+    A = _spd(rng, K, cond=20.0) @ np.linalg.qr(rng.normal(size=(K, K)))[0]  # invertible, cond 20
+    b = rng.normal(size=K)
+    T0, T1 = A @ S0 @ A.T, A @ S1 @ A.T
+    T0, T1 = 0.5 * (T0 + T0.T), 0.5 * (T1 + T1.T)
+    kl = kl_gaussian(m0, S0, m1, S1)
+    klA = kl_gaussian(A @ m0 + b, T0, A @ m1 + b, T1)
+    # forming A S Aᵀ perturbs S by ~K eps cond(A)² relative: budget with cond(T1)
+    tol = _tol(T1, kl, np.linalg.slogdet(T0)[1], np.linalg.slogdet(T1)[1]) + _tol(
+        S1, kl, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S1)[1]
+    )
+    assert abs(kl - klA) <= tol
+
+
+# ---------------------------------------------------------------------------------------
+# kl_matrix_normal
+# ---------------------------------------------------------------------------------------
+
+
+def _mn_args(rng, n, p, cond=10.0):
+    return (
+        rng.normal(size=(n, p)),
+        _spd(rng, n, cond),
+        _spd(rng, p, cond),
+        rng.normal(size=(n, p)),
+        _spd(rng, n, cond),
+        _spd(rng, p, cond),
+    )
+
+
+def _mn_tol(args, value):
+    M0, U0, V0, M1, U1, V1 = args
+    n, p = M0.shape
+    S1 = np.kron(V1, U1)
+    logdets = [np.linalg.slogdet(X)[1] for X in (U0, V0, U1, V1)]
+    return _tol(S1, value, *(max(n, p) * ld for ld in logdets), K=n * p)
+
+
+@HYP
+@given(st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**32 - 1)))
+def test_matrix_normal_closed_equals_dense(args):
+    n, p, seed = args
+    rng = np.random.default_rng(seed)
+    a = _mn_args(rng, n, p, cond=50.0)
+    closed = kl_matrix_normal(*a)
+    dense = kl_matrix_normal(*a, method="dense")
+    assert abs(closed - dense) <= _mn_tol(a, dense)
+
+
+def test_matrix_normal_dense_route_matches_mpmath(rng):
+    a = _mn_args(rng, 2, 3)
+    M0, U0, V0, M1, U1, V1 = a
+    ref = _kl_mpmath(M0.reshape(-1, order="F"), np.kron(V0, U0), M1.reshape(-1, order="F"), np.kron(V1, U1))
+    assert abs(kl_matrix_normal(*a) - ref) <= _mn_tol(a, ref)
+
+
+def test_matrix_normal_scale_is_not_identified(rng):
+    M0, U0, V0, M1, U1, V1 = _mn_args(rng, 3, 2)
+    base = kl_matrix_normal(M0, U0, V0, M1, U1, V1)
+    moved = kl_matrix_normal(M0, 7.0 * U0, V0 / 7.0, M1, U1 / 3.0, 3.0 * V1)
+    assert abs(base - moved) <= _mn_tol((M0, U0, V0, M1, U1, V1), base) * 10  # 4 rescalings, each cond-free
+
+
+def test_matrix_normal_near_singular_row_covariance(rng):
+    a = list(_mn_args(rng, 3, 3))
+    a[4] = _spd(rng, 3, cond=1e9)
+    closed = kl_matrix_normal(*a)
+    dense = kl_matrix_normal(*a, method="dense")
+    assert np.isfinite(closed)
+    assert abs(closed - dense) <= _mn_tol(a, dense)
+
+
+# ---------------------------------------------------------------------------------------
+# optimal_factored_gaussian
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("K", [1, 2, 4])
+def test_optimal_mean_field_beats_numerical_minimisation(rng, K):
+    m, S = rng.normal(size=K), _spd(rng, K, cond=30.0)
+    means, variances, kl = optimal_factored_gaussian(m, S)
+    # the returned KL is the KL of the returned q (dense route)
+    kl_dense = kl_gaussian(means, variances, m, S)
+    tol = _tol(S, kl_dense, np.sum(np.log(variances)), np.linalg.slogdet(S)[1])
+    assert abs(kl - kl_dense) <= tol
+    # and no point of the family found by BFGS from a perturbed start does better
+    x0 = np.concatenate([m + rng.normal(size=K), np.log(np.diag(S)) + rng.normal(size=K)])
+    _, _, kl_num = fit_factored_gaussian_numerically(m, S, x0=x0)
+    assert kl <= kl_num + tol
+    # nor does any small random perturbation of the returned q (second-order growth)
+    for _ in range(20):
+        dm, ds = 1e-3 * rng.normal(size=K), 1e-3 * rng.normal(size=K)
+        assert kl_gaussian(means + dm, variances * np.exp(ds), m, S) >= kl - tol
+
+
+def test_optimal_mean_field_is_compact_and_zero_for_diagonal(rng):
+    K = 5
+    m, S = rng.normal(size=K), _spd(rng, K, cond=1e4)
+    _, variances, kl = optimal_factored_gaussian(m, S)
+    assert np.all(variances <= np.diag(S) * (1 + 64 * K * EPS * np.linalg.cond(S)))
+    assert kl > 0
+    d = rng.uniform(0.5, 2.0, size=K)
+    _, v, kl0 = optimal_factored_gaussian(m, np.diag(d))
+    assert np.allclose(v, d, rtol=64 * EPS, atol=0)
+    assert abs(kl0) <= _tol(np.diag(d), np.sum(np.log(d)), np.sum(np.log(d)))
+
+
+def test_optimal_block_factored(rng):
+    K = 5
+    m, S = rng.normal(size=K), _spd(rng, K, cond=30.0)
+    blocks = [[3, 0], [1], [4, 2]]
+    means, covs, kl = optimal_factored_gaussian(m, S, blocks=blocks)
+    Q = np.zeros((K, K))
+    for b, C in zip(blocks, covs):
+        Q[np.ix_(b, b)] = C
+        # block precision equals the block of the precision (dense inverse as the reference)
+        P = np.linalg.inv(S)
+        assert np.allclose(np.linalg.inv(C), P[np.ix_(b, b)], rtol=0, atol=64 * K * EPS * np.linalg.cond(S) * np.abs(P).max())
+    kl_dense = kl_gaussian(means, Q, m, S)
+    tol = _tol(S, kl_dense, np.linalg.slogdet(Q)[1], np.linalg.slogdet(S)[1])
+    assert abs(kl - kl_dense) <= tol
+    # a coarser partition can only lower the optimal KL; singletons reproduce mean field
+    _, _, kl_mf = optimal_factored_gaussian(m, S)
+    _, _, kl_single = optimal_factored_gaussian(m, S, blocks=[[k] for k in range(K)])
+    assert abs(kl_single - kl_mf) <= tol
+    assert kl <= kl_mf + tol
+    # perturbing a block covariance increases the KL
+    for _ in range(10):
+        E = 1e-3 * rng.normal(size=(K, K))
+        E = E + E.T
+        mask = Q != 0
+        assert kl_gaussian(means, Q + E * mask, m, S) >= kl - tol
+
+
+# ---------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------
+
+
+def test_bad_input_names_the_argument():
+    m, S = np.zeros(2), np.eye(2)
+    with pytest.raises(ValueError, match="S0 must be symmetric"):
+        kl_gaussian(m, [[1.0, 0.5], [0.0, 1.0]], m, S)
+    with pytest.raises(ValueError, match="S1 must be positive definite"):
+        kl_gaussian(m, S, m, [[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="S1.*positive"):
+        kl_gaussian(m, S, m, [1.0, 0.0])
+    with pytest.raises(ValueError, match="m1 must have length 2"):
+        kl_gaussian(m, S, np.zeros(3), S)
+    with pytest.raises(ValueError, match="m0 contains NaN"):
+        kl_gaussian([np.nan, 0.0], S, m, S)
+    with pytest.raises(ValueError, match="S0 must be 2x2"):
+        kl_gaussian(m, np.eye(3), m, S)
+    with pytest.raises(ValueError, match="S1 as diagonal variances must have length 2"):
+        kl_gaussian(m, S, m, [1.0])
+    with pytest.raises(ValueError, match="m0 must be a 1-D"):
+        kl_gaussian(np.zeros((2, 1)), S, m, S)
+    M, U, V = np.zeros((2, 3)), np.eye(2), np.eye(3)
+    with pytest.raises(ValueError, match="M1 must have shape"):
+        kl_matrix_normal(M, U, V, np.zeros((3, 2)), U, V)
+    with pytest.raises(ValueError, match="V0 must be 3x3"):
+        kl_matrix_normal(M, U, U, M, U, V)
+    with pytest.raises(ValueError, match="U1 must be positive definite"):
+        kl_matrix_normal(M, U, V, M, -U, V)
+    with pytest.raises(ValueError, match="unknown method"):
+        kl_matrix_normal(M, U, V, M, U, V, method="kron")
+    with pytest.raises(ValueError, match="cov must be positive definite"):
+        optimal_factored_gaussian(m, [[1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="blocks must partition"):
+        optimal_factored_gaussian(m, S, blocks=[[0], [0]])
+    with pytest.raises(ValueError, match="blocks must be non-empty"):
+        optimal_factored_gaussian(m, S, blocks=[[0, 1], []])
+    with pytest.raises(ValueError, match="cov must be 3x3"):
+        optimal_factored_gaussian(np.zeros(3), S)
