@@ -9,15 +9,45 @@ Haar sampling
 Gaussian KL divergences (full, diagonal, matrix-variate) and the optimal factored Gaussian
     :func:`kl_gaussian`, :func:`kl_matrix_normal`, :func:`optimal_factored_gaussian`,
     :func:`fit_factored_gaussian_numerically`
+Groups and symmetrized posteriors (sign flips, MLP permutations), KL gap, InfoNCE entropy, ELBOs
+    :class:`Group`, :class:`SignFlip`, :class:`MLPPermutation`, :func:`mlp_forward`,
+    :func:`symmetrized_logpdf`, :func:`symmetrization_gap`, :func:`entropy_infonce`,
+    :func:`entropy_gaussian`, :func:`entropy_symmetrized`, :func:`elbo`,
+    :func:`elbo_symmetrized_eq4`, :func:`elbo_symmetrized_eq5`, :func:`elbo_infonce`
 """
 
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import grad_log_hyp0f1, hyp0f1_reference, log_hyp0f1, log_hyp0f1_mc
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, kl_matrix_normal, optimal_factored_gaussian
+from symcheck.groups import Group, MLPPermutation, SignFlip, mlp_forward
+from symcheck.symmetrize import (
+    elbo,
+    elbo_infonce,
+    elbo_symmetrized_eq4,
+    elbo_symmetrized_eq5,
+    entropy_gaussian,
+    entropy_infonce,
+    entropy_symmetrized,
+    symmetrization_gap,
+    symmetrized_logpdf,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Group",
+    "MLPPermutation",
+    "SignFlip",
+    "elbo",
+    "elbo_infonce",
+    "elbo_symmetrized_eq4",
+    "elbo_symmetrized_eq5",
+    "entropy_gaussian",
+    "entropy_infonce",
+    "entropy_symmetrized",
+    "mlp_forward",
+    "symmetrization_gap",
+    "symmetrized_logpdf",
     "fit_factored_gaussian_numerically",
     "grad_log_hyp0f1",
     "haar_orthogonal",
