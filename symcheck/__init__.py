@@ -14,12 +14,16 @@ Groups and symmetrized posteriors (sign flips, MLP permutations), KL gap, InfoNC
     :func:`symmetrized_logpdf`, :func:`symmetrization_gap`, :func:`entropy_infonce`,
     :func:`entropy_gaussian`, :func:`entropy_symmetrized`, :func:`elbo`,
     :func:`elbo_symmetrized_eq4`, :func:`elbo_symmetrized_eq5`, :func:`elbo_infonce`
+Orthogonal symmetry O(k) on matrix columns (Moore App. A): exact / Monte Carlo log q̃, r_θ, KL
+    :class:`Orthogonal`, :func:`orthogonal_logpdf`, :func:`orthogonal_logpdf_mc`, :func:`moore_r`,
+    :func:`moore_kl`
 """
 
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import grad_log_hyp0f1, hyp0f1_reference, log_hyp0f1, log_hyp0f1_mc
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, kl_matrix_normal, optimal_factored_gaussian
 from symcheck.groups import Group, MLPPermutation, SignFlip, mlp_forward
+from symcheck.orthogonal import Orthogonal, moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 from symcheck.symmetrize import (
     elbo,
     elbo_infonce,
@@ -57,4 +61,9 @@ __all__ = [
     "log_hyp0f1",
     "log_hyp0f1_mc",
     "optimal_factored_gaussian",
+    "Orthogonal",
+    "moore_kl",
+    "moore_r",
+    "orthogonal_logpdf",
+    "orthogonal_logpdf_mc",
 ]
