@@ -25,6 +25,7 @@ from symcheck.kl import (
     kl_gaussian,
     kl_matrix_normal,
     optimal_factored_gaussian,
+    random_spd,
 )
 
 EPS = np.finfo(float).eps
@@ -38,16 +39,8 @@ def _tol(S1, *terms, K=None):
     return 64 * K * EPS * np.linalg.cond(S1) * scale
 
 
-def _spd(rng, K, cond=10.0):
-    """Random SPD matrix with eigenvalues log-uniform in [1/sqrt(cond), sqrt(cond)]."""
-    Q, _ = np.linalg.qr(rng.normal(size=(K, K)))
-    ev = np.exp(rng.uniform(-0.5, 0.5, size=K) * np.log(cond))
-    S = (Q * ev) @ Q.T
-    return 0.5 * (S + S.T)
-
-
 def _pair(rng, K, cond=10.0):
-    return rng.normal(size=K), _spd(rng, K, cond), rng.normal(size=K), _spd(rng, K, cond)
+    return rng.normal(size=K), random_spd(rng, K, cond), rng.normal(size=K), random_spd(rng, K, cond)
 
 
 def _kl_mpmath(m0, S0, m1, S1, dps=40):
@@ -93,7 +86,7 @@ def test_kl_gaussian_diagonal_inputs_equal_full(rng):
     K = 4
     m0, m1 = rng.normal(size=K), rng.normal(size=K)
     s0, s1 = rng.uniform(0.1, 3.0, size=K), rng.uniform(0.1, 3.0, size=K)
-    S1full = _spd(rng, K)
+    S1full = random_spd(rng, K)
     ref = _kl_mpmath(m0, np.diag(s0), m1, np.diag(s1))
     for a, b in [(s0, s1), (np.diag(s0), s1), (s0, np.diag(s1)), (np.diag(s0), np.diag(s1))]:
         assert abs(kl_gaussian(m0, a, m1, b) - ref) <= _tol(s1, ref, np.sum(np.log(s0 * s1)))
@@ -139,7 +132,7 @@ def test_kl_gaussian_invariant_under_joint_affine_map(args):
     K, seed = args
     rng = np.random.default_rng(seed)
     m0, S0, m1, S1 = _pair(rng, K, cond=20.0)
-    A = _spd(rng, K, cond=20.0) @ np.linalg.qr(rng.normal(size=(K, K)))[0]  # invertible, cond 20
+    A = random_spd(rng, K, cond=20.0) @ np.linalg.qr(rng.normal(size=(K, K)))[0]  # invertible, cond 20
     b = rng.normal(size=K)
     T0, T1 = A @ S0 @ A.T, A @ S1 @ A.T
     T0, T1 = 0.5 * (T0 + T0.T), 0.5 * (T1 + T1.T)
@@ -160,11 +153,11 @@ def test_kl_gaussian_invariant_under_joint_affine_map(args):
 def _mn_args(rng, n, p, cond=10.0):
     return (
         rng.normal(size=(n, p)),
-        _spd(rng, n, cond),
-        _spd(rng, p, cond),
+        random_spd(rng, n, cond),
+        random_spd(rng, p, cond),
         rng.normal(size=(n, p)),
-        _spd(rng, n, cond),
-        _spd(rng, p, cond),
+        random_spd(rng, n, cond),
+        random_spd(rng, p, cond),
     )
 
 
@@ -203,7 +196,7 @@ def test_matrix_normal_scale_is_not_identified(rng):
 
 def test_matrix_normal_near_singular_row_covariance(rng):
     a = list(_mn_args(rng, 3, 3))
-    a[4] = _spd(rng, 3, cond=1e9)
+    a[4] = random_spd(rng, 3, cond=1e9)
     closed = kl_matrix_normal(*a)
     dense = kl_matrix_normal(*a, method="dense")
     assert np.isfinite(closed)
@@ -217,7 +210,7 @@ def test_matrix_normal_near_singular_row_covariance(rng):
 
 @pytest.mark.parametrize("K", [1, 2, 4])
 def test_optimal_mean_field_beats_numerical_minimisation(rng, K):
-    m, S = rng.normal(size=K), _spd(rng, K, cond=30.0)
+    m, S = rng.normal(size=K), random_spd(rng, K, cond=30.0)
     means, variances, kl = optimal_factored_gaussian(m, S)
     # the returned KL is the KL of the returned q (dense route)
     kl_dense = kl_gaussian(means, variances, m, S)
@@ -235,7 +228,7 @@ def test_optimal_mean_field_beats_numerical_minimisation(rng, K):
 
 def test_optimal_mean_field_is_compact_and_zero_for_diagonal(rng):
     K = 5
-    m, S = rng.normal(size=K), _spd(rng, K, cond=1e4)
+    m, S = rng.normal(size=K), random_spd(rng, K, cond=1e4)
     _, variances, kl = optimal_factored_gaussian(m, S)
     assert np.all(variances <= np.diag(S) * (1 + 64 * K * EPS * np.linalg.cond(S)))
     assert kl > 0
@@ -247,7 +240,7 @@ def test_optimal_mean_field_is_compact_and_zero_for_diagonal(rng):
 
 def test_optimal_block_factored(rng):
     K = 5
-    m, S = rng.normal(size=K), _spd(rng, K, cond=30.0)
+    m, S = rng.normal(size=K), random_spd(rng, K, cond=30.0)
     blocks = [[3, 0], [1], [4, 2]]
     means, covs, kl = optimal_factored_gaussian(m, S, blocks=blocks)
     Q = np.zeros((K, K))
@@ -312,3 +305,16 @@ def test_bad_input_names_the_argument():
         optimal_factored_gaussian(m, S, blocks=[[0, 1], []])
     with pytest.raises(ValueError, match="cov must be 3x3"):
         optimal_factored_gaussian(np.zeros(3), S)
+    with pytest.raises(ValueError, match="cond must be >= 1"):
+        random_spd(0, 3, cond=0.5)
+
+
+def test_random_spd_has_the_requested_condition_number(rng):
+    for size, cond in [(1, 1.0), (2, 1e3), (5, 1e8)]:
+        S = random_spd(rng, size, cond)
+        assert np.allclose(S, S.T, rtol=0, atol=0)
+        ev = np.linalg.eigvalsh(S)
+        got = ev[-1] / ev[0]
+        # eigvalsh (and forming Q diag Qᵀ) has absolute eigenvalue error ~ size·eps·ev_max,
+        # i.e. relative error ~ size·eps·cond on the smallest eigenvalue cond^(-1/2)
+        assert abs(got / cond - 1) <= 64 * size * EPS * cond
