@@ -315,8 +315,6 @@ def entropy_infonce_is(mean, var, group, K, n_samples, rng, rho: float = 0.5):
     rho = check_positive_float(rho, "rho")
     if not rho <= 1:
         raise ValueError(f"rho must be in (0, 1], got {rho}")
-    log_G = group.log_order()
-    log_N = group.log_n_neighbours()
     terms = np.empty(n_samples)
     per = max(1, _CHUNK // (max(K - 1, 1) * max(mean.size, 1)))
     for start in range(0, n_samples, per):
@@ -332,17 +330,22 @@ def entropy_infonce_is(mean, var, group, K, n_samples, rng, rho: float = 0.5):
         n_nb = int(np.count_nonzero(~from_uniform))
         if n_nb:
             g[~from_uniform] = group.sample_neighbours(rng, n_nb)
-        # log r(g) = log[ρ/|G| + (1−ρ)·1{g ∈ N}/|N|];  log w = −log|G| − log r
-        log_r = np.full(m, math.log(rho) - log_G)
-        nb = group.is_neighbour(g)
-        if rho < 1:
-            log_r[nb] = np.logaddexp(math.log(rho) - log_G, math.log1p(-rho) - log_N)
-        log_w = -log_G - log_r
+        log_w = _is_log_weights(group, g, rho)
         gw = group.act(g, np.repeat(w, K - 1, axis=0))
         lg = (gaussian_logpdf(gw, mean, var) + log_w).reshape(s, K - 1)
         lse = logsumexp(np.concatenate([l0[:, None], lg], axis=1), axis=1)
         terms[start: start + s] = math.log(K) - lse
     return _mc_mean(terms)
+
+
+def _is_log_weights(group, g, rho):
+    """log w(g) = −log(|G| r(g)), r = ρ·uniform(G) + (1−ρ)·uniform(neighbours); so E_r[w(g) f(g)] = E_uniform f(g)."""
+    log_G = group.log_order()
+    log_r = np.full(np.asarray(g).shape[0], math.log(rho) - log_G)
+    if rho < 1:
+        nb = group.is_neighbour(g)
+        log_r[nb] = np.logaddexp(math.log(rho) - log_G, math.log1p(-rho) - group.log_n_neighbours())
+    return -log_G - log_r
 
 
 # ----- ELBOs ----------------------------------------------------------------------------
