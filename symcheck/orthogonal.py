@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
+EPS = np.finfo(float).eps
 #: Relative error the O(2) trapezoid rule is asked for (a rigorous bound, see _o2_nodes).
 O2_QUADRATURE_RTOL = 1e-15
 #: Largest number of trapezoid nodes per coset (about 10⁶: harmonic amplitudes up to ~10¹⁰).
@@ -171,9 +172,21 @@ def _cross(M, X):
     return np.einsum("na,...nb->...ab", M, X)
 
 
+def _singular_values(B):
+    """Singular values of a batch of k×k matrices; those below k·eps·σ_max set to exactly 0.
+
+    Such values are within the SVD's backward error of zero (a rank-deficient B, e.g. N < k
+    rows or a rank-deficient M, returns ~1e-17 instead of 0); zeroing them changes
+    log ₀F₁ by at most k·eps·σ_max (its gradient in each σᵢ is below 1) and lets the
+    rank-one closed form apply.
+    """
+    sig = np.linalg.svd(B, compute_uv=False)
+    return np.where(sig <= B.shape[-1] * EPS * sig[..., :1], 0.0, sig)
+
+
 def _log_qtilde_isotropic(X, M, c, method, options):
     k = M.shape[1]
-    sig = np.linalg.svd(_cross(M, X) / c, compute_uv=False)
+    sig = _singular_values(_cross(M, X) / c)
     log0f1 = log_hyp0f1(sig, k, method=method, **options)
     sq = np.sum(X * X, axis=(-2, -1)) + np.sum(M * M)
     return -0.5 * sq / c - 0.5 * M.size * (_LOG_2PI + math.log(c)) + log0f1
@@ -401,7 +414,7 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options
     B = _cross(M, X) / c
     if form == "printed":
         B = 0.5 * (B + np.swapaxes(B, -1, -2))
-    sig = np.linalg.svd(B, compute_uv=False)
+    sig = _singular_values(B)
     return np.trace(B, axis1=-2, axis2=-1) - log_hyp0f1(sig, M.shape[1], method=method, **options)
 
 
