@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from symcheck._checks import as_sigma, check_choice, check_int, check_rng
-from symcheck.hyp0f1 import closed_form, laplace, montecarlo, series
+from symcheck.hyp0f1 import asymptotic, closed_form, laplace, montecarlo, series
 
 __all__ = ["METHODS", "grad_log_hyp0f1", "log_hyp0f1", "log_hyp0f1_mc"]
 
-METHODS = ("auto", "laplace", "series", "mc", "exact")
+METHODS = ("auto", "laplace", "series", "mc", "exact", "asymptotic")
 
 #: Relative tolerance the "auto" method asks of the series.
 AUTO_SERIES_RTOL = 1e-14
@@ -58,6 +58,10 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
         ``"exact"``
             Closed forms: k = 1 (cosh), k = 2 (Bessel I₀), rank-one A in any k (Bessel
             I_{k/2-1}). ValueError for other inputs.
+        ``"asymptotic"``
+            Laplace's method on the group O(k) around both saddle cosets, with the O(1/σ)
+            correction (option ``order``: 0 or 1, default 1); relative error
+            O(1/min_{i<j}(σᵢ+σⱼ)^{order+1}). Valid only when every pair sum is large.
         ``"auto"``
             Per input row: ``"exact"`` where a closed form exists; else ``"series"`` where it
             reaches 1e-14 within degree 60; else ``"laplace"`` (listing), whose absolute error
@@ -94,6 +98,10 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
     if method == "exact":
         _take(options, {}, method)
         return closed_form.log_hyp0f1_exact(sig, k)
+    if method == "asymptotic":
+        opts = _take(options, {"order": 1}, method)
+        check_choice(opts["order"], "order", (0, 1))
+        return asymptotic.log_hyp0f1_asymptotic(sig, k, order=opts["order"])
     _take(options, {}, method)
     return _auto(sig, k)
 
