@@ -70,12 +70,28 @@ def _laplace_kernel(sig, k, variant, want_grad, out, grad):
     for r in range(n):
         _saddle(sig[r], k, variant, y, a, dy)
         num = 0.0
-        den = 0.0
         for i in range(k):
             num += half_k * np.log(a[i]) + sig[r, i] * y[i]
-            # ordered pairs (i, j) for eq. (7); unordered pairs i <= j for "pairs-once"
-            for j in range(i if variant == 2 else 0, k):
-                den += np.log(a[i] + a[j] - a[i] * a[j])
+        # Σ log(aᵢ + aⱼ − aᵢaⱼ) over i < j and over i = j, as logs of running products:
+        # every factor lies in (0, 1], so a log is taken only when the product falls below
+        # 1e-150 (or for a factor below that), never underflowing; rounding stays ~ k²·eps.
+        off = 0.0
+        diag = 0.0
+        prod = 1.0
+        for i in range(k):
+            diag += np.log(a[i] * (2.0 - a[i]))
+            for j in range(i + 1, k):
+                f = a[i] + a[j] - a[i] * a[j]
+                if f < 1e-150:
+                    off += np.log(f)
+                    continue
+                prod *= f
+                if prod < 1e-150:
+                    off += np.log(prod)
+                    prod = 1.0
+        off += np.log(prod)
+        # eq. (7): all ordered pairs (i, j) = 2·(i < j) + diagonal; "pairs-once": i ≤ j
+        den = (1.0 if variant == 2 else 2.0) * off + diag
         out[r] = num - 0.5 * den
         if want_grad:
             for i in range(k):

@@ -1,0 +1,121 @@
+"""asv: ₀F₁ kernels (Laplace, Haar sampling, Monte Carlo, asymptotic) beside same-run baselines.
+
+Baselines: the NumPy transcription of Moore's Listing 1 (Laplace), ``scipy.stats.ortho_group``
+(Haar), a plain NumPy Haar Monte Carlo without variance reduction (MC). Numba kernels are
+warmed in ``setup`` so compile time is not measured.
+"""
+
+import time
+
+import numpy as np
+from scipy.stats import ortho_group
+
+from symcheck import haar_orthogonal, log_hyp0f1, log_hyp0f1_mc
+from symcheck.hyp0f1.baselines import listing1_log_bessel
+
+
+class Laplace:
+    params = [2, 20, 64]
+    param_names = ["k"]
+
+    def setup(self, k):
+        rng = np.random.default_rng(0)
+        self.sig = 5.0 * rng.random((100_000, k))
+        log_hyp0f1(self.sig[:2], k, method="laplace")
+
+    def time_symcheck_laplace(self, k):
+        log_hyp0f1(self.sig, k, method="laplace")
+
+    def time_numpy_listing1(self, k):
+        listing1_log_bessel(self.sig, k)
+
+    def peakmem_numpy_listing1(self, k):
+        listing1_log_bessel(self.sig, k)
+
+    def peakmem_symcheck_laplace(self, k):
+        log_hyp0f1(self.sig, k, method="laplace")
+
+
+class Haar:
+    params = [3, 20, 50]
+    param_names = ["k"]
+
+    def setup(self, k):
+        self.rng = np.random.default_rng(0)
+        haar_orthogonal(k, 4, self.rng)
+
+    def time_symcheck_haar(self, k):
+        haar_orthogonal(k, 10_000, self.rng)
+
+    def time_scipy_ortho_group(self, k):
+        ortho_group.rvs(k, size=10_000, random_state=self.rng)
+
+    def time_numpy_normals_only(self, k):
+        self.rng.standard_normal((10_000, k, k))
+
+
+def _plain_mc(sig, k, n, rng):
+    """Textbook estimator: mean of exp(Σσᵢ Tᵢᵢ) over scipy Haar draws, in log space."""
+    t = ortho_group.rvs(k, size=n, random_state=rng) if k > 1 else rng.choice([-1.0, 1.0], (n, 1, 1))
+    logw = np.einsum("i,nii->n", sig, t)
+    top = logw.max()
+    w = np.exp(logw - top)
+    return top + np.log(w.mean()), w.std(ddof=1) / np.sqrt(n) / w.mean()
+
+
+class MonteCarlo:
+    params = [3, 10]
+    param_names = ["k"]
+
+    def setup(self, k):
+        self.rng = np.random.default_rng(0)
+        self.sig = np.linspace(2.0, 0.5, k)
+        log_hyp0f1_mc(self.sig, k, 16, self.rng)
+
+    def time_symcheck_mc(self, k):
+        log_hyp0f1_mc(self.sig, k, 10_000, self.rng)
+
+    def time_plain_numpy_mc(self, k):
+        _plain_mc(self.sig, k, 10_000, self.rng)
+
+    def track_se_per_second_ratio(self, k):
+        """Efficiency 1/(SE²·seconds) of symcheck's MC over the plain estimator's, same run."""
+        eff = []
+        for fn in (lambda: log_hyp0f1_mc(self.sig, k, 10_000, self.rng), lambda: _plain_mc(self.sig, k, 10_000, self.rng)):
+            t0 = time.perf_counter()
+            _, se = fn()
+            eff.append(1.0 / (float(se) ** 2 * (time.perf_counter() - t0)))
+        return eff[0] / eff[1]
+
+    track_se_per_second_ratio.unit = "ratio"
+
+
+class Asymptotic:
+    params = [3, 20]
+    param_names = ["k"]
+
+    def setup(self, k):
+        rng = np.random.default_rng(0)
+        self.sig = 100 + 1000 * rng.random((10_000, k))
+
+    def time_symcheck_asymptotic(self, k):
+        log_hyp0f1(self.sig, k, method="asymptotic")
+
+
+class Accuracy:
+    """Accuracy tracked over commits: max |log error| against the k = 2 closed form."""
+
+    def setup(self):
+        t = np.geomspace(1e-3, 1e4, 200)
+        self.sig = np.stack([t, t / 3], axis=1)
+        self.exact = log_hyp0f1(self.sig, 2, method="exact")
+
+    def track_laplace_listing_max_log_error_k2(self):
+        return float(np.max(np.abs(log_hyp0f1(self.sig, 2, method="laplace") - self.exact)))
+
+    def track_laplace_pairs_once_max_log_error_k2(self):
+        return float(np.max(np.abs(log_hyp0f1(self.sig, 2, method="laplace", variant="pairs-once") - self.exact)))
+
+    def track_asymptotic_log_error_k2_at_1e3(self):
+        s = np.array([[1e3, 1e3 / 3]])
+        return float(abs(log_hyp0f1(s, 2, method="asymptotic") - log_hyp0f1(s, 2, method="exact"))[0])
