@@ -21,6 +21,9 @@ Groups here
 :class:`SignFlip`
     Z₂ acting by z → −z on the whole point (Moore Sec. 3.1), or Z₂^B acting by
     independent sign flips of B coordinate blocks (matrix columns, single coordinates).
+:class:`IndexPermutationGroup`
+    A finite group given by an explicit list of coordinate permutations of a vector
+    (e.g. the swap (w₁, w₂) → (w₂, w₁) of Gelberg's two-weight ReLU network, Sec. 5).
 :class:`MLPPermutation`
     S_{d₁} × … × S_{d_{L−1}} permuting the hidden units of an MLP (Gelberg Def. 2.1),
     acting on the flat parameter vector; :func:`mlp_forward` is the network it leaves
@@ -40,6 +43,7 @@ from symcheck._checks import as_finite_array, check_int, check_positive_definite
 
 __all__ = [
     "Group",
+    "IndexPermutationGroup",
     "MLPPermutation",
     "SignFlip",
     "gaussian_logpdf",
@@ -390,6 +394,77 @@ class SignFlip(Group):
         bp = lp @ onehot
         bm = lm @ onehot
         return np.sum(np.logaddexp(bp, bm), axis=-1) - self.log_order()
+
+
+class IndexPermutationGroup(Group):
+    """A finite group of coordinate permutations of a vector, listed explicitly.
+
+    Parameters
+    ----------
+    perms : array_like of int, shape ``(|G|, n)``
+        Every element as an index array: (g·z)[c] = z[perms[g, c]]. Must contain the
+        identity and be closed under composition (checked, O(|G|² n)).
+
+    Notes
+    -----
+    log q̃ is the log-sum-exp over all listed elements (diagonal or full covariance).
+    """
+
+    def __init__(self, perms):
+        p = np.asarray(perms)
+        if p.ndim != 2 or not np.issubdtype(p.dtype, np.integer) or p.shape[0] < 1:
+            raise ValueError(f"perms must be a non-empty integer array of shape (|G|, n), got {p.dtype} {p.shape}")
+        n = p.shape[1]
+        if np.any(np.sort(p, axis=1) != np.arange(n)):
+            raise ValueError("perms must list permutations of 0..n-1 (each row)")
+        keys = {tuple(r) for r in p}
+        if len(keys) != p.shape[0]:
+            raise ValueError("perms must not repeat an element")
+        if tuple(range(n)) not in keys:
+            raise ValueError("perms must contain the identity")
+        for a in p:
+            for b in p:
+                if tuple(a[b]) not in keys:
+                    raise ValueError("perms must be closed under composition (not a group)")
+        self.perms = p.astype(np.intp)
+        self.dim = n
+        self.event_ndim = 1
+        self.name = f"IndexPermutationGroup(|G|={p.shape[0]}, n={n})"
+
+    def validate(self, mean, var):
+        """Validate a base over the n coordinates; diagonal or full covariance."""
+        return _validate_gaussian(mean, var, (self.dim,), allow_full=True)
+
+    def log_order(self) -> float:
+        """log |G|."""
+        return math.log(self.perms.shape[0])
+
+    def sample(self, rng, size):
+        """``size`` uniform elements, as rows of index arrays ``(size, n)``."""
+        rng = check_rng(rng)
+        size = check_int(size, "size", minimum=1)
+        return self.perms[rng.integers(0, self.perms.shape[0], size)]
+
+    def elements(self, max_elements: int = MAX_ENUMERATE):
+        """The listed elements."""
+        if self.perms.shape[0] > check_int(max_elements, "max_elements", minimum=1):
+            raise ValueError(f"{self.name} has more than max_elements={max_elements} elements")
+        return self.perms
+
+    def act(self, g, z):
+        """(g·z)[..., c] = z[..., g[c]]. Broadcasting as in :meth:`Group.act`."""
+        z = np.asarray(z, dtype=np.float64)
+        g = np.asarray(g)
+        if g.ndim != 2 or g.shape[1] != self.dim:
+            raise ValueError(f"g must have shape (m, {self.dim}), got {g.shape}")
+        if z.shape[-1:] != (self.dim,):
+            raise ValueError(f"z must have last axis of length {self.dim}, got shape {z.shape}")
+        shape = np.broadcast_shapes(z.shape[:-1], (g.shape[0],))
+        return np.take_along_axis(np.broadcast_to(z, shape + (self.dim,)), np.broadcast_to(g, shape + (self.dim,)), -1)
+
+    def symmetrized_logpdf(self, z, mean, var):
+        """Exact log q̃(z) by log-sum-exp over the listed elements."""
+        return self.enumerated_logpdf(z, mean, var)
 
 
 # =====================================================================================
