@@ -28,7 +28,7 @@ from scipy import integrate, special, stats
 from symcheck.claims import Claim, Evidence, register, z_for_alpha
 from symcheck.groups import gaussian_logpdf
 from symcheck.haar import haar_orthogonal
-from symcheck.hyp0f1 import log_hyp0f1, log_hyp0f1_mc
+from symcheck.hyp0f1 import log_hyp0f1
 from symcheck.orthogonal import moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 
 EPS = np.finfo(float).eps
@@ -116,52 +116,45 @@ def _config(rng, N, k, c, scale):
 # =====================================================================================
 
 
-def _printed_corrected_k3(X, M, c, rng, n_mc):
-    """Printed and corrected r for k = 3 with log ₀F₁ by Haar Monte Carlo; values and SEs."""
-    B = M.T @ X / c
-    A = 0.5 * (B + B.T)
-    sig = np.stack([np.linalg.svd(A, compute_uv=False), np.linalg.svd(B, compute_uv=False)])
-    est, se = log_hyp0f1_mc(sig, 3, n_mc, rng)
-    tr = np.trace(B)
-    return tr - est, se
+def _r_series(Bmat, k):
+    """tr B − log ₀F₁(k/2; BBᵀ/4) by the exact zonal series, with its relative error bound."""
+    val, err = log_hyp0f1(np.linalg.svd(Bmat, compute_uv=False), k, method="series", return_error=True)
+    return float(np.trace(Bmat) - val), float(err)
 
 
 def _check_symmetrised_a(rng):
-    z = z_for_alpha(1e-5 / 4)  # two MC assertions per k = 3 config, two configs
     rows, ok_printed, ok_corr = [], True, True
     worst = None
-    for k, N, c, scale in ((2, 3, 0.7, 1.0), (2, 5, 0.3, 0.6), (3, 4, 0.5, 0.8), (3, 3, 1.0, 1.2)):
+    for k, N, c, scale in ((2, 3, 0.7, 1.0), (2, 5, 0.3, 0.6), (3, 4, 0.5, 0.8), (3, 3, 1.0, 1.2), (3, 6, 0.4, 0.5)):
         M, X = _config(rng, N, k, c, scale)
         V = np.full((N, k), c)
+        B = M.T @ X / c
+        A = 0.5 * (B + B.T)
         if k == 2:
             indep, qerr = _o2_log_integral(_log_ratio(X, M, V))
-            indep = -indep
-            pr = float(moore_r(X, M, c, form="printed", method="exact"))
-            co = float(moore_r(X, M, c, form="corrected", method="exact"))
-            # quadrature relative error → absolute error in the log; float64 rounding of
-            # tr B and log ₀F₁ (each O(10) operations on values of size |tr B|)
-            base_tol = 10 * qerr + 64 * EPS * (1 + abs(np.trace(M.T @ X / c)))
-            tol_p = tol_c = base_tol
+            pr, pr_err = float(moore_r(X, M, c, form="printed", method="exact")), 0.0
+            co, co_err = float(moore_r(X, M, c, form="corrected", method="exact")), 0.0
         else:
-            lf = _log_ratio(X, M, V)
-            indep, qerr = _o3_log_integral(lf)
-            indep = -indep
-            (pr, co), (se_p, se_c) = _printed_corrected_k3(X, M, c, rng, 200_000)
-            # MC of log ₀F₁: z·SE plus its log-of-mean bias SE²/2; quadrature: |fine − coarse|
-            tol_p = z * se_p + se_p**2 + 10 * qerr + 1e-12
-            tol_c = z * se_c + se_c**2 + 10 * qerr + 1e-12
-        fail_p = abs(pr - indep) > tol_p
-        hold_c = abs(co - indep) <= tol_c
-        ok_printed &= fail_p
-        ok_corr &= hold_c
-        rows.append(f"k={k} N={N} c={c}: printed {pr:.6f}, corrected {co:.6f}, quadrature {indep:.6f} "
+            indep, qerr = _o3_log_integral(_log_ratio(X, M, V))
+            pr, pr_err = _r_series(A, k)
+            co, co_err = _r_series(B, k)
+        indep = -indep
+        # quadrature error (adaptive estimate, or |fine − coarse| Euler grid) + the series'
+        # rigorous relative truncation bound + float64 rounding of tr B, log ₀F₁ and the
+        # log-sum-exp over ~10⁵ nodes (64 eps per unit of the largest term)
+        rounding = 64 * EPS * (1 + abs(np.trace(B)) + float(np.sum(X * X) + np.sum(M * M)) / c)
+        tol_p = 10 * qerr + pr_err + rounding
+        tol_c = 10 * qerr + co_err + rounding
+        ok_printed &= abs(pr - indep) > tol_p
+        ok_corr &= abs(co - indep) <= tol_c
+        rows.append(f"k={k} N={N} c={c}: printed {pr:.10f}, corrected {co:.10f}, quadrature {indep:.10f} "
                     f"(tol {tol_c:.1e}; printed − corrected = {pr - co:+.4f})")
         if worst is None or abs(co - indep) / tol_c > worst[0]:
             worst = (abs(co - indep) / tol_c, pr, co, indep, tol_c)
     _, pr, co, indep, tol = worst
     return Evidence(printed=pr, independent=indep, corrected=co, tolerance=tol, holds=ok_printed and ok_corr,
-                    detail="; ".join(rows) + ". Values shown at the worst corrected/tol ratio in the fields.",
-                    params={"ks": [2, 2, 3, 3], "mc_samples_k3": 200_000})
+                    detail="; ".join(rows) + ". Fields: the case with the largest |corrected − quadrature|/tol.",
+                    params={"ks": [2, 2, 3, 3, 3], "o3_grids": [28, 40]})
 
 
 register(Claim(
@@ -276,39 +269,43 @@ register(Claim(
 
 
 def _check_listing(rng):
-    N, k, c = 3, 2, 1.0
-    M = rng.standard_normal((N, k))
     n_x, n_t = 300, 4000
-    X = M + math.sqrt(c) * rng.standard_normal((n_x, N, k))
-    listing = moore_r(X, M, c, form="printed", method="laplace", variant="listing")
-    corrected = moore_r(X, M, c, form="corrected", method="exact")
-    est, se = orthogonal_logpdf_mc(X, M, c, n_t, rng)
-    brute = gaussian_logpdf(X, M, np.full(M.shape, c)) - est  # r by Haar MC of q̃ itself
-    z = z_for_alpha(1e-5 / 2)
-    # inner MC: errors shared across X (same Haar draws), so the SD of their mean is at most
-    # the mean SD; the log-of-mean bias is about SE²/2 per point.
-    inner = z * se.mean() + np.mean(se**2)
-    d_c = corrected - brute
-    tol_c = inner
-    d_p = listing - brute
-    tol_p = z * d_p.std(ddof=1) / math.sqrt(n_x) + inner
-    holds = abs(d_p.mean()) > tol_p and abs(d_c.mean()) <= tol_c
-    sym_only = moore_r(X, M, c, form="printed", method="exact") - corrected
-    return Evidence(printed=float(listing.mean()), independent=float(brute.mean()), corrected=float(corrected.mean()),
-                    tolerance=float(tol_c), holds=bool(holds),
-                    detail=(f"N=3, k=2, c=1, {n_x} draws X ~ q*, {n_t} Haar draws per X for the brute force: "
-                            f"KL by Listing 1 {listing.mean():.4f}, corrected {corrected.mean():.4f}, "
-                            f"brute force {brute.mean():.4f}; Listing − brute = {d_p.mean():+.4f} (tol {tol_p:.3f}); "
-                            f"of which the symmetrised A alone (exact ₀F₁) contributes {sym_only.mean():+.4f} "
-                            f"(min over draws {sym_only.min():+.2e} ≥ 0: Cauchy–Schwarz)"),
-                    params={"n_x": n_x, "n_t": n_t})
+    z = z_for_alpha(1e-5 / 4)  # two assertions per k, k = 2 and 3
+    rows, holds, ev = [], True, None
+    for k, N, c in ((2, 3, 1.0), (3, 4, 1.0)):
+        M = rng.standard_normal((N, k))
+        X = M + math.sqrt(c) * rng.standard_normal((n_x, N, k))
+        listing = moore_r(X, M, c, form="printed", method="laplace", variant="listing")
+        corrected = moore_r(X, M, c, form="corrected", method="series")
+        est, se = orthogonal_logpdf_mc(X, M, c, n_t, rng)
+        brute = gaussian_logpdf(X, M, np.full(M.shape, c)) - est  # r by Haar MC of q̃ itself
+        # inner MC: errors shared across X (same Haar draws), so the SD of their mean is at
+        # most the mean SD; the log-of-mean bias is about SE²/2 per point. The series is
+        # exact to 1e-14 relative.
+        inner = z * se.mean() + np.mean(se**2)
+        d_c = corrected - brute
+        tol_c = inner + 1e-13
+        d_p = listing - brute
+        tol_p = z * d_p.std(ddof=1) / math.sqrt(n_x) + inner
+        holds &= abs(d_p.mean()) > tol_p and abs(d_c.mean()) <= tol_c
+        sym_only = moore_r(X, M, c, form="printed", method="series") - corrected
+        rows.append(f"k={k}, N={N}, c={c}: KL by Listing 1 {listing.mean():.4f}, corrected {corrected.mean():.4f}, "
+                    f"brute force {brute.mean():.4f} (corrected − brute {d_c.mean():+.4f}, tol {tol_c:.3f}; "
+                    f"Listing − brute {d_p.mean():+.4f}, tol {tol_p:.3f}); the symmetrised A alone (exact ₀F₁) "
+                    f"adds {sym_only.mean():+.4f}, min over draws {sym_only.min():+.1e} ≥ 0 (Cauchy–Schwarz)")
+        if ev is None:
+            ev = (float(listing.mean()), float(brute.mean()), float(corrected.mean()), float(tol_c))
+    return Evidence(printed=ev[0], independent=ev[1], corrected=ev[2], tolerance=ev[3], holds=bool(holds),
+                    detail=(f"{n_x} draws X ~ q*, {n_t} Haar draws per X for the brute force. " + "; ".join(rows)
+                            + ". Fields: k = 2."),
+                    params={"n_x": n_x, "n_t": n_t, "ks": [2, 3]})
 
 
 register(Claim(
     id="moore.appA.listing1-kl",
     source="Moore (2016), App. A, eq. (6) and Listing 1 (gaussian_orthog_stochastic_kl)",
     statement=("Averaged over X ~ q*, Listing 1's gaussian_orthog_stochastic_kl should estimate KL[q*‖q̃] of eq. (6); "
-               "it is biased (symmetrised A and the Laplace ₀F₁), while the corrected r with B = MᵀX/c and the exact "
+               "for k = 2, 3 it is biased (symmetrised A and the Laplace ₀F₁), while the corrected r with B = MᵀX/c and the exact "
                "₀F₁ agrees with the brute-force KL from Haar Monte Carlo of q̃ itself."),
     check=_check_listing,
     kind="erratum",
@@ -408,20 +405,22 @@ register(Claim(
 
 def _check_invariance(rng):
     cases = []
-    for k, N, var in ((1, 4, np.array([0.5])), (2, 5, 0.7), (2, 5, np.array([0.4, 1.3])), (4, 1, 0.6)):
-        M = rng.standard_normal((N, k))
+    for k, N, var, method in ((1, 4, np.array([0.5]), "exact"), (2, 5, 0.7, "exact"),
+                              (2, 5, np.array([0.4, 1.3]), "exact"), (4, 1, 0.6, "exact"), (3, 4, 0.5, "series")):
+        M = 0.5 * rng.standard_normal((N, k))
         X = M + rng.standard_normal((N, k))
         T = haar_orthogonal(k, 8, rng)
-        base = float(orthogonal_logpdf(X, M, var, method="exact"))
-        moved = orthogonal_logpdf(X @ np.swapaxes(T, -1, -2), M, var, method="exact")
+        base = float(orthogonal_logpdf(X, M, var, method=method))
+        moved = orthogonal_logpdf(X @ np.swapaxes(T, -1, -2), M, var, method=method)
         # rounding: SVD / harmonic sums of size (‖X‖² + ‖M‖²)/min var, each O(Nk) operations
         scale = float((np.sum(X * X) + np.sum(M * M)) / np.min(var))
         tol = 64 * EPS * N * k * (1 + scale + abs(base))
         cases.append((float(np.max(np.abs(moved - base))), tol, base, k))
     err, tol, base, k = max(cases, key=lambda t: t[0] / t[1])
+    # (the series' truncation error, ≤ 1e-14 relative to ₀F₁, is far below every tol here)
     return Evidence(printed=base + err, independent=base, tolerance=tol, holds=all(e <= t for e, t, _, _ in cases),
                     detail=(f"max over 8 Haar T of |log q̃(XTᵀ) − log q̃(X)| relative to tol: worst at k={k} "
-                            f"(cases: k=1 non-isotropic, k=2 isotropic, k=2 non-isotropic, k=4 isotropic N=1)"),
+                            f"(cases: k=1 non-isotropic, k=2 isotropic, k=2 non-isotropic, k=4 isotropic N=1, k=3 isotropic by the series)"),
                     params={})
 
 
@@ -490,44 +489,55 @@ register(Claim(
 ))
 
 
+def _mean_with_rank(rank, norm, Q, R):
+    """Q diag(s) R with ``rank`` equal non-zero singular values s and Frobenius norm ``norm``."""
+    s = np.zeros(R.shape[0])
+    s[:rank] = norm / math.sqrt(rank)
+    return (Q * s) @ R
+
+
 def _check_wasted(rng):
-    N, k, c = 6, 2, 1.0
-    n = 4000
-    E = rng.standard_normal((n, N, k))
-    # Below ‖M‖_F ≈ 1 the two KLs differ by less than the Monte Carlo resolution (both → 0 as
-    # ‖M‖ → 0), so the ordering is asserted from ‖M‖_F = 1.5 on, where it is resolvable.
-    z = z_for_alpha(1e-5 / 6, two_sided=False)
-    rows, ok = [], True
-    last = None
-    for norm in (1.5, 3.0, 6.0):
-        u = rng.standard_normal(N)
-        u /= np.linalg.norm(u)
+    # Below ‖M‖_F ≈ 1 the KLs of different ranks differ by less than the Monte Carlo
+    # resolution (all → 0 as ‖M‖ → 0), so the ordering is asserted from ‖M‖_F = 1.5 (k = 2) and
+    # 2 (k = 3) on; k = 3 stops at ‖M‖_F = 4, within the exact series' degree limit.
+    cases = [(2, norm) for norm in (1.5, 3.0, 6.0)] + [(3, norm) for norm in (2.0, 3.0, 4.0)]
+    n_assert = sum(k - 1 + 1 for k, _ in cases)
+    z1 = z_for_alpha(1e-5 / n_assert, two_sided=False)
+    z2 = z_for_alpha(1e-5 / n_assert)
+    N, c, n = 6, 1.0, 4000
+    rows, ok, ev = [], True, None
+    for k, norm in cases:
+        E = rng.standard_normal((n, N, k))  # common random numbers and singular vectors across ranks
         Q, _ = np.linalg.qr(rng.standard_normal((N, k)))
-        m_rank1 = norm * np.outer(u, [1.0, 0.0])
-        m_full = norm * Q / math.sqrt(k)  # equal singular values, same Frobenius norm
-        r1 = moore_r(m_rank1 + E, m_rank1, c, method="exact")
-        r2 = moore_r(m_full + E, m_full, c, method="exact")
-        d = r1 - r2  # common random numbers
-        dm, dse = float(d.mean()), float(d.std(ddof=1) / math.sqrt(n))
-        ok &= dm + z * dse < 0
-        # KL depends on M only through its singular values: rotate M on both sides, fresh draws
-        P, _ = np.linalg.qr(rng.standard_normal((N, N)))
         R = haar_orthogonal(k, None, rng)
-        m_rot = P @ m_full @ R
-        r3 = moore_r(m_rot + rng.standard_normal((n, N, k)), m_rot, c, method="exact")
-        diff = float(r3.mean() - r2.mean())
-        se_diff = math.hypot(r3.std(ddof=1), r2.std(ddof=1)) / math.sqrt(n)
-        ok &= abs(diff) <= z_for_alpha(1e-5 / 6) * se_diff
-        rows.append(f"‖M‖_F={norm}: KL rank-1 − KL full = {dm:+.4f} ± {dse:.4f}; KL(PMR) − KL(M) = {diff:+.4f} ± {se_diff:.4f}")
-        last = (float(r1.mean()), float(r2.mean()), z * dse)
-    return Evidence(printed=last[0], independent=last[1], tolerance=last[2], holds=bool(ok),
-                    detail="N=6, k=2, c=1: " + "; ".join(rows), params={"n": n})
+        kls = []
+        for rank in range(1, k + 1):
+            M = _mean_with_rank(rank, norm, Q, R)
+            kls.append(moore_r(M + E, M, c, method="series"))
+        for lo, hi in zip(kls[:-1], kls[1:]):
+            d = lo - hi
+            ok &= d.mean() + z1 * d.std(ddof=1) / math.sqrt(n) < 0
+        # KL depends on M only through its singular values: rotate on both sides, fresh draws
+        M = _mean_with_rank(k, norm, Q, R)
+        P, _ = np.linalg.qr(rng.standard_normal((N, N)))
+        M_rot = P @ M @ haar_orthogonal(k, None, rng)
+        r_rot = moore_r(M_rot + rng.standard_normal((n, N, k)), M_rot, c, method="series")
+        diff = float(r_rot.mean() - kls[-1].mean())
+        se = math.hypot(r_rot.std(ddof=1), kls[-1].std(ddof=1)) / math.sqrt(n)
+        ok &= abs(diff) <= z2 * se
+        rows.append(f"k={k}, ‖M‖_F={norm}: KL by rank " + ", ".join(f"{r + 1}: {v.mean():.4f}" for r, v in enumerate(kls))
+                    + f" (SE ≈ {kls[0].std() / math.sqrt(n):.3f}); KL(PMR) − KL(M) = {diff:+.4f} ± {se:.4f}")
+        if ev is None:
+            ev = (float(kls[0].mean()), float(kls[-1].mean()), float(z1 * (kls[0] - kls[-1]).std() / math.sqrt(n)))
+    return Evidence(printed=ev[0], independent=ev[1], tolerance=ev[2], holds=bool(ok),
+                    detail=f"N={N}, c={c}, {n} draws (common random numbers across ranks): " + "; ".join(rows),
+                    params={"n": n})
 
 
 register(Claim(
     id="moore.appA.wasted-rotations",
     source="Moore (2016), Sec. 3.2 (rotations in the null space of M are 'wasted') and App. A",
-    statement=("KL[q*‖q̃] depends on M only through its singular values, and at equal ‖M‖_F a rank-deficient M "
-               "gives a smaller KL than a full-rank M (the symmetrized bound rewards non-zero singular values)."),
+    statement=("KL[q*‖q̃] depends on M only through its singular values, and at equal ‖M‖_F it increases with the "
+               "rank of M (k = 2, 3): rotations in the null space are 'wasted', the bound rewards non-zero singular values."),
     check=_check_wasted,
 ))
