@@ -18,7 +18,7 @@ objectives per datum are then
   (= MAP), eq. (49), which is quadratic in ``y`` and averaged exactly through ``S``.
 
 The ``eqNN_*`` functions implement the printed equations literally; ``fa_*`` are the
-dense routes (joint Gaussian of ``[x, y]`` built from ``W``, conditioning, the KL of
+dense routes (joint Gaussian of ``[x, y]`` built from ``W``, the posterior as a stacked least-squares problem, the KL of
 :func:`symcheck.kl.optimal_factored_gaussian`).
 
 Domain: all parameters finite, ``σ_y² > 0``; magnitudes may be any real number (only
@@ -53,6 +53,7 @@ __all__ = [
     "fa_mean_field_kl",
     "fa_objective",
     "fa_posterior",
+    "fa_regression_matrix",
     "fa_weights",
 ]
 
@@ -98,12 +99,33 @@ def fa_joint_covariance(w1, w2, theta1, theta2, sigma_y2) -> np.ndarray:
     return A @ A.T
 
 
+def fa_regression_matrix(w1, w2, theta1, theta2, sigma_y2) -> np.ndarray:
+    """The stacked 4×2 matrix ``A = [W/σ_y; I]`` of the posterior as a least-squares problem.
+
+    ``−2 log p(x | y) = |A x − [y/σ_y; 0]|² + const`` (likelihood rows, then the prior rows),
+    so the posterior precision is ``AᵀA`` and ``cond(AᵀA) = cond(A)²``.
+    """
+    *_, sy2 = check_fa_params(w1, w2, theta1, theta2, sigma_y2)
+    return np.vstack([fa_weights(w1, w2, theta1, theta2) / np.sqrt(sy2), np.eye(2)])
+
+
 def fa_posterior(y, w1, w2, theta1, theta2, sigma_y2) -> tuple[np.ndarray, np.ndarray]:
-    """Exact posterior by conditioning the dense joint: means ``(N, 2)`` and covariance ``(2, 2)``."""
+    """Exact posterior as the stacked least-squares problem of :func:`fa_regression_matrix`.
+
+    With ``A = QR``: mean ``R⁻¹Qᵀ[y/σ_y; 0]``, covariance ``R⁻¹R⁻ᵀ``. Built from ``W`` alone
+    (none of eqs. (45)–(46)); the QR route keeps the relative error at ``eps·cond(A)``
+    where Gaussian conditioning of the joint would cancel catastrophically as σ_y² → 0.
+    Returns the means ``(N, 2)`` and the covariance ``(2, 2)``.
+    """
     Y = _as_obs(y)
-    C = fa_joint_covariance(w1, w2, theta1, theta2, sigma_y2)
-    gain = np.linalg.solve(C[2:, 2:], C[2:, :2]).T
-    return Y @ gain.T, C[:2, :2] - gain @ C[2:, :2]
+    *_, sy2 = check_fa_params(w1, w2, theta1, theta2, sigma_y2)
+    A = fa_regression_matrix(w1, w2, theta1, theta2, sy2)
+    Q, R = np.linalg.qr(A)
+    Rinv = np.linalg.solve(R, np.eye(2))
+    B = np.hstack([Y / np.sqrt(sy2), np.zeros_like(Y)])
+    means = (B @ Q) @ Rinv.T
+    cov = Rinv @ Rinv.T
+    return means, 0.5 * (cov + cov.T)
 
 
 def fa_mean_field_kl(w1, w2, theta1, theta2, sigma_y2) -> float:
@@ -127,7 +149,7 @@ def fa_expected_zero_temperature(S, w1, w2, theta1, theta2, sigma_y2) -> float:
     *_, sy2 = check_fa_params(w1, w2, theta1, theta2, sigma_y2)
     W = fa_weights(w1, w2, theta1, theta2)
     C = fa_joint_covariance(w1, w2, theta1, theta2, sy2)
-    K = np.linalg.solve(C[2:, 2:], C[2:, :2]).T
+    K = np.linalg.solve(C[2:, 2:], C[2:, :2]).T  # posterior mean = K y (Gaussian conditioning)
     R = np.eye(2) - W @ K
     Q = K.T @ K + R.T @ R / sy2
     return float(-np.log(2 * np.pi) - np.log(2 * np.pi * sy2) - 0.5 * np.trace(Q @ S))
