@@ -165,9 +165,14 @@ def test_far_modes_stay_finite_any_k(rng):
         M = rng.standard_normal((80, k))
         M *= 1e3 * math.sqrt(1e-8) / np.linalg.norm(M)
         X = M + 1e-4 * rng.standard_normal((2, 80, k))
-        lq = orthogonal_logpdf(X, M, 1e-8, method="laplace")
-        r = moore_r(X, M, 1e-8, method="laplace")
-        assert np.all(np.isfinite(lq)) and np.all(np.isfinite(r))
+        # k = 3 "auto" goes to the k = 3 quadrature closed form, which takes seconds at σ ~ 1e6
+        # (reported to its owner); its finiteness there is not this module's concern
+        for method in ("laplace",) if k == 3 else ("laplace", "auto"):
+            lq = orthogonal_logpdf(X, M, 1e-8, method=method)
+            r = moore_r(X, M, 1e-8, method=method)
+            assert np.all(np.isfinite(lq)) and np.all(np.isfinite(r))
+        est, se = orthogonal_logpdf_mc(X, M, 1e-8, 64, rng)
+        assert np.all(np.isfinite(est)) and np.all(np.isfinite(se))
     # non-isotropic far mode, k = 2 (trapezoid with ~10⁴ nodes)
     M = rng.standard_normal((80, 2))
     M *= 1e3 / np.linalg.norm(M)
