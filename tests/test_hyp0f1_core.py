@@ -48,9 +48,18 @@ def test_exact_vs_mpmath(k, s):
     assert abs(got - ref) <= 50 * EPS * max(1.0, abs(ref)) + 1e-300
 
 
-def test_exact_refuses_general_k3():
+@pytest.mark.parametrize("sig", [[0.3, 0.2, 0.1], [2.0, 1.0, 0.5], [6.0, 6.0, 6.0], [9.0, 4.0, 0.0]])
+def test_k3_integral_vs_series(sig):
+    """Two independent exact routes for k = 3: the 1-D quaternion integral and the zonal series."""
+    sig = np.array(sig)
+    ser, bound = log_hyp0f1(sig, 3, method="series", rtol=1e-15, return_error=True)
+    # quadrature asked for 1e-14 relative (quad_vec's estimate), series bound as reported
+    assert abs(float(log_hyp0f1(sig, 3, method="exact")) - float(ser)) <= 2e-14 + float(bound) + 10 * EPS * abs(ser)
+
+
+def test_exact_refuses_general_k4():
     with pytest.raises(ValueError, match="closed form"):
-        log_hyp0f1([1.0, 2.0, 0.0], 3, method="exact")
+        log_hyp0f1([1.0, 2.0, 0.0, 0.0], 4, method="exact")
 
 
 def _fd_grad(f, sig, h, mask=None):
@@ -65,7 +74,7 @@ def _fd_grad(f, sig, h, mask=None):
 @pytest.mark.parametrize(
     "k, sig",
     [(1, [0.3]), (1, [40.0]), (2, [1.0, 0.4]), (2, [30.0, 29.0]), (2, [0.5, 0.5]), (5, [3.0, 0, 0, 0, 0]),
-     (5, [0.7, 0, 0, 0, 0]), (30, [12.0] + [0.0] * 29)],
+     (5, [0.7, 0, 0, 0, 0]), (30, [12.0] + [0.0] * 29), (3, [2.0, 1.0, 0.5]), (3, [30.0, 20.0, 1.0])],
 )
 def test_exact_gradient_vs_fd(k, sig):
     sig = np.array(sig, dtype=float)

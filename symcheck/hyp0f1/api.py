@@ -56,16 +56,18 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
             Haar Monte Carlo over O(k). Options ``n_samples`` (default 10⁴) and ``rng``
             (required). Use :func:`log_hyp0f1_mc` for the standard error.
         ``"exact"``
-            Closed forms: k = 1 (cosh), k = 2 (Bessel I₀), rank-one A in any k (Bessel
-            I_{k/2-1}). ValueError for other inputs.
+            Closed forms: k = 1 (cosh), k = 2 (Bessel I₀), k = 3 (a one-dimensional integral
+            over the quaternion parametrisation, adaptive quadrature, ~10 ms per value),
+            rank-one A in any k (Bessel I_{k/2-1}). ValueError for other inputs.
         ``"asymptotic"``
             Laplace's method on the group O(k) around both saddle cosets, with the O(1/σ)
             correction (option ``order``: 0 or 1, default 1); relative error
             O(1/min_{i<j}(σᵢ+σⱼ)^{order+1}). Valid only when every pair sum is large.
         ``"auto"``
-            Per input row: ``"exact"`` where a closed form exists; else ``"series"`` where it
-            reaches 1e-14 within degree 60; else ``"laplace"`` (listing), whose absolute error
-            in log ₀F₁ decays like 1/σ (see the report for measured errors).
+            Per input row: the closed forms for k ≤ 2 and rank one; else ``"series"`` where it
+            reaches 1e-14 within degree 60; else, for k = 3, the exact one-dimensional
+            integral; else ``"asymptotic"`` (order 1) when every pair sum σᵢ + σⱼ ≥ 10; else
+            ``"laplace"`` (listing). The report measures the error of each branch.
 
     Returns
     -------
@@ -106,14 +108,30 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
     return _auto(sig, k)
 
 
+#: "auto" uses the asymptotic expansion when every pair sum σᵢ + σⱼ (i < j) is at least this.
+AUTO_ASYMPTOTIC_MIN_PAIR = 10.0
+
+
 def _route(flat: np.ndarray, k: int) -> dict:
-    """Split rows of ``flat`` (n, k) among the "auto" methods; return boolean masks."""
-    exact = closed_form.has_closed_form(flat, k)
-    use_series = np.zeros_like(exact)
-    rest = ~exact
+    """Split rows of ``flat`` (n, k) among the "auto" methods; return boolean masks.
+
+    Order: fast closed forms (k ≤ 2, rank one) → float64 series (degree ≤ 60) → k = 3
+    one-dimensional integral → asymptotic (all pair sums ≥ 10) → Laplace (listing).
+    """
+    n = flat.shape[0]
+    fast_exact = np.ones(n, bool) if k <= 2 else np.count_nonzero(flat, axis=1) <= 1
+    use_series = np.zeros(n, bool)
+    rest = ~fast_exact
     if rest.any():
         use_series[rest] = series.series_degree_needed(flat[rest], k, AUTO_SERIES_RTOL) <= AUTO_SERIES_MAX_DEGREE
-    return {"exact": exact, "series": use_series, "laplace": ~exact & ~use_series}
+    rest &= ~use_series
+    exact = fast_exact | (rest if k == 3 else np.zeros(n, bool))
+    rest &= ~exact
+    use_asym = np.zeros(n, bool)
+    if rest.any() and k >= 2:
+        srt = -np.sort(-flat[rest], axis=1)
+        use_asym[rest] = srt[:, -1] + srt[:, -2] >= AUTO_ASYMPTOTIC_MIN_PAIR
+    return {"exact": exact, "series": use_series, "asymptotic": use_asym, "laplace": rest & ~use_asym}
 
 
 def _auto(sig: np.ndarray, k: int, grad: bool = False) -> np.ndarray:
@@ -131,6 +149,9 @@ def _auto(sig: np.ndarray, k: int, grad: bool = False) -> np.ndarray:
         else:
             out[masks["series"]] = series.log_hyp0f1_series(rows, k, rtol=AUTO_SERIES_RTOL,
                                                             max_degree=AUTO_SERIES_MAX_DEGREE)[0]
+    if masks["asymptotic"].any():
+        fn = asymptotic.grad_log_hyp0f1_asymptotic if grad else asymptotic.log_hyp0f1_asymptotic
+        out[masks["asymptotic"]] = fn(flat[masks["asymptotic"]], k, order=1)
     if masks["laplace"].any():
         fn = laplace.grad_log_hyp0f1_laplace if grad else laplace.log_hyp0f1_laplace
         out[masks["laplace"]] = fn(flat[masks["laplace"]], k, variant="listing")

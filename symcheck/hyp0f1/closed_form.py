@@ -8,6 +8,17 @@ k = 2
     O(2) is the rotations R(θ) and the reflections; on rotations Σσᵢ Tᵢᵢ = (σ₁+σ₂) cos θ,
     on reflections (σ₁−σ₂) cos θ, each with θ uniform, so
     ₀F₁ = ½ [I₀(σ₁+σ₂) + I₀(σ₁−σ₂)].
+k = 3 (a one-dimensional integral, valid for every σ)
+    A rotation R(q) of SO(3) from a unit quaternion q = (q₁, …, q₄) has
+    Σσᵢ Rᵢᵢ = Σⱼ λⱼ qⱼ² with λ = (σ₁+σ₂+σ₃, σ₁−σ₂−σ₃, −σ₁+σ₂−σ₃, −σ₁−σ₂+σ₃), and Haar on
+    SO(3) is the uniform law of q on S³. The other coset is −SO(3) (k odd), i.e. λ → −λ.
+    The squares (qⱼ²) are Dirichlet(½, ½, ½, ½): the pair sums (q₁²+q₂², q₃²+q₄²) are
+    (r, 1−r) with r uniform on [0, 1], and within each pair the share is arcsine, whose
+    exponential moment is a Bessel I₀. Hence, with α = (λ₁+λ₂)/2, a = (λ₁−λ₂)/2,
+    β = (λ₃+λ₄)/2, b = (λ₃−λ₄)/2,
+    E[e^{Σλⱼqⱼ²}] = ∫₀¹ e^{rα + (1−r)β} I₀(r a) I₀((1−r) b) dr,
+    and ₀F₁ = ½ (E₊ + E₋). The integrand is e^{M}·(a factor ≤ 1) with a log-linear
+    envelope, integrated adaptively (``scipy.integrate.quad_vec``) in scaled form.
 rank one (σ = (s, 0, …, 0), any k)
     T₁₁ is the first coordinate of a uniform point on S^{k−1}, with density ∝ (1−t²)^{(k−3)/2};
     the integral is the scalar ₀F₁(k/2; s²/4) = Γ(k/2) (s/2)^{1−k/2} I_{k/2−1}(s).
@@ -20,7 +31,7 @@ power series, where ``ive`` would underflow for large k.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import integrate, special
 
 __all__ = ["grad_log_hyp0f1_exact", "has_closed_form", "log_hyp0f1_exact"]
 
@@ -32,7 +43,7 @@ _SERIES_TERMS = 30
 
 def has_closed_form(flat: np.ndarray, k: int) -> np.ndarray:
     """Boolean mask of the rows of ``flat`` (n, k) that a closed form covers."""
-    if k <= 2:
+    if k <= 3:
         return np.ones(flat.shape[0], dtype=bool)
     return np.count_nonzero(flat, axis=1) <= 1
 
@@ -92,8 +103,60 @@ def _grad_k2(s1, s2):
     return np.stack([(i1p + i1d) / den, (i1p - i1d) / den], axis=-1)
 
 
+_L3 = np.array([[1.0, 1.0, 1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]])
+#: Relative accuracy asked of the k = 3 quadrature (its own error estimate is checked).
+_K3_EPSREL = 1e-14
+
+
+def _k3_coset(lam: np.ndarray, want_grad: bool):
+    """log E[exp(Σλⱼqⱼ²)] for q uniform on S³, and its gradient in λ (4,)."""
+    alpha, a = (lam[0] + lam[1]) / 2, (lam[0] - lam[1]) / 2
+    beta, b = (lam[2] + lam[3]) / 2, (lam[2] - lam[3]) / 2
+    top1, top0 = alpha + abs(a), beta + abs(b)
+    m = max(top1, top0)
+    slope = abs(top1 - top0)
+
+    def integrand(r):
+        x1, x0 = r * a, (1 - r) * b
+        i1, i0 = special.i0e(x1), special.i0e(x0)
+        g = np.exp(r * top1 + (1 - r) * top0 - m) * i1 * i0
+        if not want_grad:
+            return np.array([g])
+        t1 = special.i1e(x1) / i1
+        t0 = special.i1e(x0) / i0
+        return g * np.array([1.0, r / 2 * (1 + t1), r / 2 * (1 - t1), (1 - r) / 2 * (1 + t0), (1 - r) / 2 * (1 - t0)])
+
+    # the envelope decays like e^{−slope·distance} away from the favoured end: split there
+    pts = []
+    if slope > 20:
+        edge = 30.0 / slope
+        pts = [1 - edge] if top1 >= top0 else [edge]
+    vals = np.zeros(5 if want_grad else 1)
+    lo = 0.0
+    for hi in pts + [1.0]:
+        part, _ = integrate.quad_vec(integrand, lo, hi, epsrel=_K3_EPSREL, epsabs=0, norm="max")
+        vals += part
+        lo = hi
+    log_val = m + np.log(vals[0])
+    return log_val, (vals[1:] / vals[0] if want_grad else None)
+
+
+def _log_k3(flat: np.ndarray, want_grad: bool = False):
+    out = np.empty(flat.shape[0])
+    grad = np.empty_like(flat)
+    for n, sig in enumerate(flat):
+        lam = _L3 @ sig
+        lp, gp = _k3_coset(lam, want_grad)
+        lm, gm = _k3_coset(-lam, want_grad)
+        out[n] = np.logaddexp(lp, lm) - _LOG2
+        if want_grad:
+            wp = np.exp(lp - np.logaddexp(lp, lm))
+            grad[n] = _L3.T @ (wp * gp - (1 - wp) * gm)
+    return out, grad
+
+
 def log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
-    """Closed-form log ₀F₁(k/2; AAᵀ/4) for k = 1, k = 2 or rank-one A.
+    """Closed-form log ₀F₁(k/2; AAᵀ/4) for k = 1, 2, 3 (one-dimensional integral) or rank-one A.
 
     Parameters
     ----------
@@ -108,7 +171,7 @@ def log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        If some row has k >= 3 and more than one non-zero singular value.
+        If some row has k >= 4 and more than one non-zero singular value.
 
     References
     ----------
@@ -116,34 +179,42 @@ def log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
     """
     flat = sig.reshape(-1, k)
     if not np.all(has_closed_form(flat, k)):
-        raise ValueError("sigma: no closed form for k >= 3 with more than one non-zero singular value; "
-                         "use method='series', 'laplace' or 'mc'")
+        raise ValueError("sigma: no closed form for k >= 4 with more than one non-zero singular value; "
+                         "use method='series', 'asymptotic', 'laplace' or 'mc'")
     if k == 1:
         out = _log_cosh(flat[:, 0])
     elif k == 2:
         out = _log_k2(flat[:, 0], flat[:, 1])
     else:
-        out = _log_rank_one(flat.max(axis=1), k)
+        out = np.empty(flat.shape[0])
+        r1 = np.count_nonzero(flat, axis=1) <= 1
+        out[r1] = _log_rank_one(flat[r1].max(axis=1), k)
+        if (~r1).any():
+            out[~r1] = _log_k3(flat[~r1])[0]
     return out.reshape(sig.shape[:-1])
 
 
 def grad_log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
     """Gradient of :func:`log_hyp0f1_exact` with respect to σ (same coverage).
 
-    k = 1: tanh σ. k = 2: ½[I₁(σ₁+σ₂) ± I₁(σ₁−σ₂)] / ₀F₁. Rank one: I_{k/2}(s)/I_{k/2−1}(s)
+    k = 1: tanh σ. k = 2: ½[I₁(σ₁+σ₂) ± I₁(σ₁−σ₂)] / ₀F₁. k = 3: the derivative of the
+    one-dimensional integral under the integral sign. Rank one: I_{k/2}(s)/I_{k/2−1}(s)
     on the non-zero entry, and 0 on the zero entries (₀F₁ is even in each σᵢ).
     """
     flat = sig.reshape(-1, k)
     if not np.all(has_closed_form(flat, k)):
-        raise ValueError("sigma: no closed form for k >= 3 with more than one non-zero singular value; "
-                         "use method='series', 'laplace' or 'mc'")
+        raise ValueError("sigma: no closed form for k >= 4 with more than one non-zero singular value; "
+                         "use method='series', 'asymptotic', 'laplace' or 'mc'")
     if k == 1:
         out = np.tanh(flat)
     elif k == 2:
         out = _grad_k2(flat[:, 0], flat[:, 1])
     else:
         out = np.zeros_like(flat)
+        r1 = np.count_nonzero(flat, axis=1) <= 1
         idx = np.argmax(flat, axis=1)
-        rows = np.arange(flat.shape[0])
-        out[rows, idx] = _grad_rank_one(flat[rows, idx], k)
+        rows = np.flatnonzero(r1)
+        out[rows, idx[rows]] = _grad_rank_one(flat[rows, idx[rows]], k)
+        if (~r1).any():
+            out[~r1] = _log_k3(flat[~r1], want_grad=True)[1]
     return out.reshape(sig.shape)
