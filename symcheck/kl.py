@@ -35,7 +35,8 @@ R. E. Turner, P. Berkes, M. Sahani, Technical Report for Biases in Variational L
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import optimize
+from scipy.linalg import blas
 
 from symcheck._checks import (
     as_finite_array,
@@ -110,10 +111,17 @@ def _logdet(L: np.ndarray) -> float:
 
 
 def _solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """L⁻¹B for a lower-triangular factor (or a vector of diagonal square roots) L."""
+    """L⁻¹B for a lower-triangular factor (or a vector of diagonal square roots) L.
+
+    Calls BLAS ``dtrsm`` directly: ``scipy.linalg.solve_triangular`` goes through LAPACK
+    ``dtrtrs``, which was measured here at ~0.7–5 ms per 5 × 5 solve on a loaded machine
+    (versus ~1 µs for ``dtrsm``), and the numerical minimisations call this thousands of times.
+    """
     if L.ndim == 1:
         return B / (L if B.ndim == 1 else L[:, None])
-    return linalg.solve_triangular(L, B, lower=True, check_finite=False)
+    if B.ndim == 1:
+        return blas.dtrsm(1.0, L, B[:, None], lower=1)[:, 0]
+    return blas.dtrsm(1.0, L, B, lower=1)
 
 
 def _trace_term(L1: np.ndarray, L0: np.ndarray) -> float:
@@ -297,7 +305,7 @@ def optimal_factored_gaussian(mean, cov, blocks=None):
     return mean.copy(), covs, kl
 
 
-def fit_factored_gaussian_numerically(mean, cov, x0=None, gtol: float = 1e-10):
+def fit_factored_gaussian_numerically(mean, cov, x0=None, gtol: float = 1e-9):
     """Mean-field Gaussian minimising KL[q ‖ N(mean, cov)] by direct numerical minimisation.
 
     The brute-force route: BFGS (scipy) over the means and log-variances of q, with
