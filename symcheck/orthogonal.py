@@ -159,6 +159,7 @@ class Orthogonal(Group):
 
     def symmetrized_logpdf(self, z, mean, var, method: str = "auto", **options):
         """Exact log q̃(z) = log ∫ q*(z Tᵀ) dT; see :func:`orthogonal_logpdf`."""
+        mean, var = self.validate(mean, var)
         return orthogonal_logpdf(z, mean, var, method=method, **options)
 
 

@@ -248,3 +248,8 @@ def test_invariance_property(seed, iso, scale):
     moved = orthogonal_logpdf(X @ np.swapaxes(T, -1, -2), M, var)
     size = (np.sum(X * X) + np.sum(M * M)) / np.min(var)
     np.testing.assert_array_less(np.abs(moved - base), 256 * EPS * (1 + size + abs(base)))
+
+
+def test_group_checks_k_of_the_base():
+    with pytest.raises(ValueError, match="mean must have k=2 columns"):
+        Orthogonal(2).symmetrized_logpdf(np.zeros((4, 3)), np.zeros((4, 3)), 1.0)

@@ -15,7 +15,8 @@ Finding: the symmetrisation A = (MᵀX + XᵀM)/(2c) of App. A (eq. (6) chain, L
 poster's ½Σ⁻¹(MᵀX + XᵀM)) is not a valid step: the cross term is tr(Mᵀ X Tᵀ)/c, and
 tr(XᵀM Tᵀ) = tr(MᵀX T) ≠ tr(MᵀX Tᵀ). The correct r uses B = MᵀX/c. By Cauchy–Schwarz over
 T ↦ Tᵀ, ₀F₁(σ(A)) ≤ ₀F₁(σ(B)), so the printed r is never below the correct one and the
-printed KL overestimates KL[q*‖q̃] (and eq. (5)'s bound built from it can exceed log p(x)).
+printed KL overestimates KL[q*‖q̃], and eq. (5) evaluated with it overstates the symmetrized ELBO
+by the same amount (so it is no longer guaranteed to be a lower bound on log p(x)).
 """
 
 from __future__ import annotations
