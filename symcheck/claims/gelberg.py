@@ -25,7 +25,6 @@ from symcheck.symmetrize import (
     elbo,
     elbo_infonce,
     entropy_gaussian,
-    entropy_symmetrized,
     sample_gaussian,
     sample_symmetrized,
     symmetrization_gap,
