@@ -172,3 +172,21 @@ def test_bad_input(rng):
         entropy_infonce_is([1.0], [1.0], G, 3, 10, rng, rho=2.0)
     with pytest.raises(ValueError, match="log_joint"):
         elbo_symmetrized_eq4(lambda z: np.zeros(3), [1.0], [1.0], G, 10, rng)
+
+
+def test_two_relu_bnn_evidence_and_symmetry(rng):
+    # the tractable BNN of Gelberg Sec. 5: two evidence routes (1-D decomposition vs 2-D
+    # quadrature; both to relative 1e-8, so 1e-7 absolute at |log p| ~ 10) and the swap symmetry
+    from symcheck.models.gelberg_bnn import TwoReLUNet
+
+    m = TwoReLUNet.synthetic(0.3, 8, rng, noise_sd=0.7, noise=True)
+    assert abs(m.log_evidence("1d") - m.log_evidence("2d")) <= 1e-7 * max(1.0, abs(m.log_evidence("1d")))
+    w = rng.normal(size=(5, 2))
+    assert np.allclose(m.log_joint(w), m.log_joint(w[:, ::-1]), rtol=0, atol=1e-12)
+    assert np.allclose(m.forward(w, m.x), m.forward(w[:, ::-1], m.x), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="w"):
+        m.log_likelihood(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="method"):
+        m.log_evidence("3d")
+    with pytest.raises(ValueError, match="noise_sd"):
+        TwoReLUNet([1.0], [1.0], noise_sd=0.0)
