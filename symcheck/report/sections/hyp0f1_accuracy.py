@@ -1,0 +1,198 @@
+"""Report section: accuracy and cost of every ₀F₁ method over a grid of k and σ.
+
+Reference per input: the closed form where one exists (k ≤ 2, k = 3 by its 1-D integral, rank one); otherwise the
+float64 zonal series where its rigorous truncation bound is ≤ 1e-15 within the degree
+cap below (its agreement with the mpmath reference is itself a claim,
+``hyp0f1.series.*``); otherwise there is no trustworthy reference and the row says so.
+Errors are absolute errors in log ₀F₁ (= relative errors of ₀F₁ to first order).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from symcheck.hyp0f1 import closed_form, series
+from symcheck.hyp0f1.api import log_hyp0f1, log_hyp0f1_mc
+
+ORDER = 10
+TITLE = "₀F₁(k/2; AAᵀ/4): accuracy and cost of each method"
+
+METHODS = {
+    "laplace (listing)": dict(method="laplace", variant="listing"),
+    "laplace (printed eq. 7)": dict(method="laplace", variant="printed"),
+    "laplace (pairs i≤j)": dict(method="laplace", variant="pairs-once"),
+    "asymptotic (order 0)": dict(method="asymptotic", order=0),
+    "asymptotic (order 1)": dict(method="asymptotic", order=1),
+    "series (float64)": dict(method="series", rtol=1e-14, max_degree=60),
+    "auto": dict(method="auto"),
+}
+REGIONS = [(0.0, 1.0, "σ_max < 1"), (1.0, 10.0, "1 ≤ σ_max < 10"), (10.0, 100.0, "10 ≤ σ_max < 100"),
+           (100.0, np.inf, "σ_max ≥ 100")]
+
+
+def _series_cap(k: int) -> int:
+    """Largest degree the report sums for a reference (partition counts grow fast with k)."""
+    return 150 if k <= 3 else 100 if k <= 5 else 60 if k <= 8 else 40 if k <= 20 else 25
+
+
+def _shapes(k: int, s: float) -> dict:
+    i = np.arange(k)
+    out = {"rank one": np.r_[s, np.zeros(k - 1)], "equal": np.full(k, s)}
+    if k > 1:
+        out["spread"] = s * np.geomspace(1.0, 0.1, k) * (1 + 0.01 * i)
+    return out
+
+
+def _reference(sig: np.ndarray, k: int):
+    if closed_form.has_closed_form(sig[None, :], k)[0]:
+        return float(log_hyp0f1(sig, k, method="exact")), "closed form"
+    if series.series_degree_needed(sig[None, :], k, 1e-15)[0] <= _series_cap(k):
+        return float(log_hyp0f1(sig, k, method="series", rtol=1e-15, max_degree=_series_cap(k))), "series"
+    return np.nan, "none"
+
+
+def _evaluate(sig: np.ndarray, k: int, opts: dict) -> float:
+    try:
+        with np.errstate(all="ignore"):
+            return float(log_hyp0f1(sig, k, **opts))
+    except ValueError:
+        return np.nan  # outside the method's range (e.g. series beyond its degree cap)
+
+
+def _grid(quick: bool):
+    ks = [1, 2, 3, 5, 8] if quick else [1, 2, 3, 4, 5, 8, 12, 16, 20, 32, 48, 64]
+    scales = np.geomspace(1e-3, 1e4, 6 if quick else 15)
+    return ks, scales
+
+
+def _mc_rows(rows, ks, seed, quick):
+    """Haar MC estimate and SE for every row (shared draws per k)."""
+    rng = np.random.default_rng(seed)
+    for k in ks:
+        mine = [r for r in rows if r["k"] == k]
+        sig = np.array([r["sigma"] for r in mine])
+        n = 500 if quick else (4000 if k <= 20 else 1000)
+        est, se = log_hyp0f1_mc(sig, k, n, rng)
+        for r, e, s in zip(mine, est, se):
+            r["mc"] = float(e)
+            r["mc_se"] = float(s)
+            r["mc_n"] = n
+
+
+def _timings(quick: bool) -> list[dict]:
+    out = []
+    rng = np.random.default_rng(1)
+    for k in (3, 20):
+        sig = 2.0 * rng.random((2000, k))
+        for name, opts in METHODS.items():
+            if opts["method"] == "series" and k > 3:
+                opts = dict(opts, max_degree=40)
+            try:
+                log_hyp0f1(sig[:2], k, **opts)
+                reps = 3
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    log_hyp0f1(sig, k, **opts)
+                dt = (time.perf_counter() - t0) / reps / sig.shape[0]
+                out.append({"k": k, "method": name, "us_per_value": dt * 1e6})
+            except ValueError as err:
+                out.append({"k": k, "method": name, "us_per_value": np.nan, "note": str(err)[:80]})
+        t0 = time.perf_counter()
+        log_hyp0f1_mc(sig[:50], k, 1000, rng)
+        out.append({"k": k, "method": "mc (1000 draws)", "us_per_value": (time.perf_counter() - t0) / 50 * 1e6})
+    return out
+
+
+def _plots(ctx, rows) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    for k, shape in ((2, "spread"), (3, "spread"), (5, "equal"), (8, "spread")):
+        sel = [r for r in rows if r["k"] == k and r["shape"] == shape and np.isfinite(r["reference"])]
+        if not sel:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        smax = np.array([max(r["sigma"]) for r in sel])
+        for name in METHODS:
+            err = np.array([abs(r["errors"][name]) if np.isfinite(r["errors"][name]) else np.nan for r in sel])
+            ax.loglog(smax, np.maximum(err, 1e-17), marker="o", ms=3, label=name)
+        mcse = np.array([r["mc_se"] for r in sel])
+        ax.loglog(smax, mcse, "k:", label="MC standard error")
+        ax.set_xlabel("σ_max")
+        ax.set_ylabel("|error| in log ₀F₁")
+        ax.set_title(f"k = {k}, {shape} singular values (reference: {sel[-1]['ref_kind']})")
+        ax.legend(fontsize=7)
+        names.append(ctx.save_figure(fig, f"hyp0f1_error_k{k}_{shape}"))
+    return names
+
+
+def render(ctx) -> str:
+    ks, scales = _grid(ctx.quick)
+    rows = []
+    for k in ks:
+        for s in scales:
+            for shape, sig in _shapes(k, s).items():
+                ref, kind = _reference(sig, k)
+                errs = {name: _evaluate(sig, k, opts) - ref for name, opts in METHODS.items()}
+                rows.append({"k": k, "shape": shape, "sigma": sig.tolist(), "reference": ref, "ref_kind": kind,
+                             "errors": errs})
+    _mc_rows(rows, ks, ctx.seed, ctx.quick)
+    timings = _timings(ctx.quick)
+    ctx.write_json("hyp0f1_accuracy", {"rows": rows, "timings": timings})
+
+    lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
+    n_ref = sum(np.isfinite(r["reference"]) for r in rows)
+    lines.append(f"Grid: k ∈ {ks}, σ scale from {scales[0]:.0e} to {scales[-1]:.0e} ({len(scales)} points), shapes "
+                 f"rank one / equal / spread; {len(rows)} inputs, {n_ref} with a trustworthy reference. "
+                 f"Raw numbers: [`hyp0f1_accuracy.json`](hyp0f1_accuracy.json).")
+    lines.append("")
+    lines.append("### Error per region (inputs with a reference)\n")
+    lines.append("| method | region | n | max abs error | RMS error | worst input (k, shape, σ_max) |")
+    lines.append("|---|---|---|---|---|---|")
+    for name in list(METHODS) + ["mc"]:
+        for lo, hi, label in REGIONS:
+            sel = [r for r in rows if np.isfinite(r["reference"]) and lo <= max(r["sigma"]) < hi]
+            if name == "mc":
+                errs = np.array([r["mc"] - r["reference"] for r in sel])
+            else:
+                errs = np.array([r["errors"][name] for r in sel])
+            ok = np.isfinite(errs)
+            if not ok.any():
+                lines.append(f"| {name} | {label} | 0 | — | — | not applicable in this region |")
+                continue
+            e = np.abs(errs[ok])
+            worst = [r for r, o in zip(sel, ok) if o][int(np.argmax(e))]
+            lines.append(f"| {name} | {label} | {ok.sum()} | {e.max():.2e} | {np.sqrt(np.mean(e**2)):.2e} | "
+                         f"k={worst['k']}, {worst['shape']}, {max(worst['sigma']):.3g} |")
+    lines.append("")
+    missing = [r for r in rows if not np.isfinite(r["reference"])]
+    if missing:
+        kmin = min(r["k"] for r in missing)
+        lines.append(f"**No trustworthy reference** for {len(missing)} inputs (k ≥ {kmin} with large σ and more than "
+                     "one non-zero singular value): the series needs more terms than the cap, and no closed form "
+                     "exists. There the table cannot judge any method; the asymptotic expansion's error is "
+                     "O(1/σ²) by derivation and the MC standard error is reported in the JSON.")
+        lines.append("")
+    lines.append("### Where each method is usable\n")
+    lines.append("- **exact** (closed forms): k = 1, k = 2 and rank-one A, any σ, full float64 accuracy.")
+    lines.append("- **series**: any k while its rigorous bound converges within the degree cap (small to moderate "
+                 "σ, shrinking with k); accuracy ≤ 1e-14 relative there.")
+    lines.append("- **laplace**: every k and σ at O(k²) cost; exact at 0; the printed eq. (7) and Listing 1 forms "
+                 "drift with log σ (see errata); the i ≤ j form stays within a bounded constant.")
+    lines.append("- **asymptotic**: σ large with at most one small singular value; O(1/σ²) at order 1.")
+    lines.append("- **mc**: unbiased with an honest SE; the SE grows quickly with σ (see plots).")
+    lines.append("")
+    lines.append("### Cost (µs per σ-vector, this machine, same run)\n")
+    lines.append("| k | method | µs / value |")
+    lines.append("|---|---|---|")
+    for t in timings:
+        lines.append(f"| {t['k']} | {t['method']} | {t['us_per_value']:.3g} |")
+    lines.append("")
+    for name in _plots(ctx, rows):
+        lines.append(f"![{name}]({name})")
+    return "\n".join(lines)
