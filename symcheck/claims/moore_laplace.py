@@ -49,7 +49,7 @@ def _check_yhat(rng):
 
 
 register(Claim(
-    id="moore2016.eq7.yhat",
+    id="moore.eq7.yhat",
     source="Moore (2016), App. A, eq. (7) vs Listing 1",
     statement=("The saddle point of eq. (7) is ŷᵢ = 2σᵢ/(k(√(4σᵢ²/k²+1)+1)) as coded in Listing 1; as printed, "
                "ŷᵢ = 2σᵢ/(k√(4σᵢ²/k²+1)+1), the approximation misses the exact second-order term Σσᵢ²/(2k) "
@@ -90,7 +90,7 @@ def _check_pairs(rng):
 
 
 register(Claim(
-    id="moore2016.eq7.pair-product",
+    id="moore.eq7.pair-product",
     source="Moore (2016), App. A, eq. (7) and Listing 1",
     statement=("In eq. (7) the denominator must run over unordered pairs i ≤ j; with the printed product over all "
                "ordered pairs (i, j) (also coded in Listing 1) the log-error grows without bound, like "
@@ -113,7 +113,7 @@ def _check_exact_at_zero(rng):
 
 
 register(Claim(
-    id="moore2016.eq7.exact-at-zero",
+    id="moore.eq7.exact-at-zero",
     source="Moore (2016), App. A, eq. (7)",
     statement="The Laplace approximation (7) is exact at σ = 0, where ₀F₁ = 1.",
     check=_check_exact_at_zero,
@@ -149,7 +149,7 @@ def _check_svd_gradient(rng):
 
 
 register(Claim(
-    id="moore2016.appA.svd-gradient",
+    id="moore.appA.svd-gradient",
     source="Moore (2016), App. A (text under eq. (7)) and Listing 1",
     statement=("Differentiating the column norms of A·V with the right singular vectors V held fixed gives the "
                "exact gradient of the (distinct, non-zero) singular values of A."),
