@@ -150,7 +150,7 @@ class Claim:
     Attributes
     ----------
     id : str
-        Stable dotted identifier, e.g. ``"moore2016.eq7.laplace-yhat"``.
+        Stable dotted identifier, e.g. ``"moore.eq7.yhat"``.
     source : str
         Paper and equation, e.g. ``"Moore (2016), App. A, eq. (7)"``.
     statement : str

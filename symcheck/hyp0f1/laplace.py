@@ -14,7 +14,7 @@ over unordered pairs i ≤ j instead of all ordered pairs (i, j). Laplace's meth
 (expanding Σσᵢ Tᵢᵢ to second order around T = I) gives log ₀F₁ = Σσᵢ − ½Σ_{i<j} log(σᵢ+σⱼ)
 + const + O(1/σ); only the i ≤ j product reproduces the σ-dependence of that expansion,
 while the ordered-pair product of eq. (7) leaves an error that grows like
-(k−1)/2 · Σᵢ log σᵢ − ½ Σ_{i<j} log(σᵢ+σⱼ) (see the claims ``moore2016.eq7.*``).
+(k−1)/2 · Σᵢ log σᵢ − ½ Σ_{i<j} log(σᵢ+σⱼ) (see the claims ``moore.eq7.*``).
 
 i.e. ŷᵢ = 2σᵢ / (k sqrt(4σᵢ²/k² + 1) + k). They agree only for k = 1. The listing form
 solves the Laplace saddle-point equation of Butler & Wood (2003) for ₀F₁(b; X) with
