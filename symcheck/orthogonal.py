@@ -22,7 +22,8 @@ term tr(Mᵀ X Tᵀ)/c = tr(B Tᵀ) with
     B = Mᵀ X / c     (k×k, *not* symmetric in general).
 
 With ₀F₁(k/2; BBᵀ/4) = ∫_{O(k)} etr(B Tᵀ) dT (Muirhead 1982, Thm. 7.4.1), a function of
-the singular values of B only,
+the singular values of B only (so B or Bᵀ = XᵀM/c give the same value: BBᵀ and BᵀB share
+their eigenvalues),
 
     r(X) = −log ∫ q*(XTᵀ)/q*(X) dT = tr B − log ₀F₁(k/2; BBᵀ/4),
     log q̃(X) = log q*(X) − r(X) = −(‖X‖² + ‖M‖²)/(2c) − (Nk/2) log 2πc + log ₀F₁(k/2; BBᵀ/4),
