@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, optimize
 from scipy.special import logsumexp, ndtr
 
 from symcheck._checks import as_finite_array, check_choice, check_int, check_positive_float, check_rng
@@ -170,11 +170,21 @@ class TwoReLUNet:
                           + math.log(max(2 * ndtr(u / (math.sqrt(2) * sp)) - 1, 1e-300)))
 
         def log_int(logf, peak):
-            # log ∫_0^∞ exp(logf(t)) dt, shifted by the value at the peak, split there
-            c = max(logf(peak), logf(0.0)) if peak > 0 else logf(0.0)
+            # log ∫_0^{40σ_p} exp(logf(t)) dt (the rest is < e^{-800} of the prior mass): shifted by
+            # the maximum of logf (grid + bounded refinement; logf is concave or log-concave here),
+            # split at the maximiser and at the likelihood peak
+            top = 40 * sp
+            grid = np.unique(np.concatenate([np.linspace(0, top, 4001)[1:], [peak] if peak > 0 else []]))
+            vals = np.array([logf(t) for t in grid])
+            i = int(np.argmax(vals))
+            lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+            res = optimize.minimize_scalar(lambda t: -logf(t), bounds=(lo, hi), method="bounded",
+                                           options={"xatol": 1e-12 * max(hi, 1e-300)})
+            tmax, c = (float(res.x), -float(res.fun)) if -res.fun > vals[i] else (float(grid[i]), float(vals[i]))
             g = lambda t: math.exp(logf(t) - c)  # noqa: E731
-            pts = [0.0] + ([peak] if peak > 0 else []) + [40 * sp]
-            val = sum(integrate.quad(g, a, b, epsabs=0, epsrel=1e-12, limit=200)[0] for a, b in zip(pts[:-1], pts[1:]))
+            pts = sorted({t for t in (0.0, tmax, peak, top) if 0 <= t <= top})
+            val = sum(integrate.quad(g, a, b, epsabs=0, epsrel=1e-12, limit=200)[0]
+                      for a, b in zip(pts[:-1], pts[1:]) if b > a)
             return math.log(val) + c
 
         Lp = lambda t: float(self._log_half_lik("+", t))  # noqa: E731
