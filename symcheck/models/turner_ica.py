@@ -56,6 +56,7 @@ __all__ = [
     "eq70_gradient_corrected",
     "eq71_dgamma",
     "eq71_dgamma_corrected",
+    "ica_expected_objectives",
     "ica_free_energy_quadrature",
     "ica_log_evidence",
     "ica_log_joint",
@@ -189,6 +190,40 @@ def ica_variational_fit(y, sigma2, sigma_y2, init_s=(0.5, 0.5), n_iter: int = 50
     qs = eq65_q_s(ex2, s2)
     F = eq66_free_energy(qs, mu, Sigma, y, s2, sy2)
     return {"Es": Es, "mu": mu, "Sigma": Sigma, "q_s": qs, "free_energy": F, "converged": converged}
+
+
+#: Starting points of :func:`ica_expected_objectives`: the symmetric start and four corners,
+#: so that symmetry-broken fixed points are found too.
+FIT_INITS = ((0.5, 0.5), (0.99, 0.01), (0.01, 0.99), (0.01, 0.01), (0.99, 0.99))
+
+
+def ica_expected_objectives(sigma2_grid, sigma2_true, sigma_y2, n_nodes: int = 30, inits=FIT_INITS):
+    """Average log likelihood and average optimal free energy per datum, infinite data (Fig. 9).
+
+    The data law ``p(y | σ²_true)`` is a mixture of four zero-mean Gaussians (one per switch
+    state); the expectation over ``y`` uses ``n_nodes`` Gauss–Hermite nodes per component. For
+    each ``σ²`` the free energy of every node is the best fixed point of
+    :func:`ica_variational_fit` over the starting points ``inits``.
+
+    Returns
+    -------
+    loglik, free_energy : ndarray
+        One value per entry of ``sigma2_grid``.
+    """
+    s2t, sy2 = check_ica_params(sigma2_true, sigma_y2)
+    n_nodes = check_int(n_nodes, "n_nodes", minimum=2)
+    grid = np.atleast_1d(as_finite_array(sigma2_grid, "sigma2_grid"))
+    t, w = special.roots_hermitenorm(n_nodes)
+    w = w / w.sum()
+    sd = np.sqrt(_variances(SWITCH_STATES, s2t).sum(axis=1) + sy2)
+    ys = (sd[:, None] * t).ravel()
+    ws = np.repeat(np.full(4, 0.25), n_nodes) * np.tile(w, 4)
+    loglik, free = np.empty(grid.size), np.empty(grid.size)
+    for i, s2 in enumerate(grid):
+        loglik[i] = ws @ ica_log_evidence(ys, s2, sy2)
+        best = np.max([ica_variational_fit(ys, s2, sy2, init_s=x0, n_iter=300, tol=1e-10)["free_energy"] for x0 in inits], axis=0)
+        free[i] = ws @ best
+    return loglik, free
 
 
 # ---------------------------------------------------------------------------
