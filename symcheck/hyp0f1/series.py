@@ -89,8 +89,10 @@ __all__ = [
     "grad_log_hyp0f1_series",
     "log_hyp0f1_series",
     "log_hyp0f1_series_truncated",
+    "log_grad_tail_bound",
     "log_tail_bound",
     "max_feasible_degree",
+    "rounding_bound",
     "series_degree_needed",
 ]
 
@@ -170,6 +172,24 @@ def log_tail_bound(s, degree) -> np.ndarray:
     out = np.empty(s.shape)
     _log_tail_many(np.ascontiguousarray(s).reshape(-1), np.ascontiguousarray(m).reshape(-1), out.reshape(-1))
     return out
+
+
+def log_grad_tail_bound(s, degree) -> np.ndarray:
+    """Log of a bound on |∂R/∂σᵢ| for the tail R of the series after degree ``degree``.
+
+    ∂/∂σᵢ of the degree-m part ∫(tr ATᵀ)^{2m}/(2m)! dT (A = diag σ) is
+    ∫ (tr ATᵀ)^{2m−1} Tᵢᵢ/(2m−1)! dT ≤ s^{2m−1}/(2m−1)!, so
+    |∂R/∂σᵢ| ≤ s^{2M+1}/(2M+1)! / (1 − s²/((2M+2)(2M+3))). Then, with F̂ the truncated sum and
+    g its log-gradient, |∂ᵢ log F − gᵢ| ≤ (e^{this} + tail·|gᵢ|)/F̂ (used by the checks).
+    Returns +inf where the ratio is ≥ 1 and −inf where s = 0.
+    """
+    s, m = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(degree, dtype=np.float64))
+    with np.errstate(divide="ignore"):
+        ratio = s * s / ((2 * m + 2) * (2 * m + 3))
+        out = ((2 * m + 1) * np.log(s) - np.array([math.lgamma(v) for v in (2 * m + 2).ravel()]).reshape(m.shape)
+               - np.log1p(-np.where(ratio < 1, ratio, 0.0)))
+    out = np.where(ratio >= 1.0, np.inf, out)
+    return np.where(s == 0, -np.inf, out)
 
 
 def _degree_for_bound(s: np.ndarray, rtol: float) -> np.ndarray:
@@ -689,6 +709,15 @@ def _evaluate(sig, k, degrees, grad: bool):
     return out, tab
 
 
+def rounding_bound(k, degree) -> float:
+    """γ_K = K u / (1 − K u): the first-order bound on the relative float64 rounding error of
+    the truncated sum (module docstring) for the tables used at this (k, degree)."""
+    k = check_int(k, "k", minimum=1)
+    degree = check_int(degree, "degree", minimum=0)
+    rk = _tables_for(k, degree).rounding_k
+    return rk * _U / (1.0 - rk * _U)
+
+
 def _error_bound(flat, deg, logval, tab) -> np.ndarray:
     gamma = tab.rounding_k * _U / (1.0 - tab.rounding_k * _U)
     rel_tail = np.exp(log_tail_bound(flat.sum(axis=1), deg) - logval) / (1.0 - gamma)
@@ -731,7 +760,8 @@ def log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     -------
     log_value, rel_error_bound : ndarray, shape sig.shape[:-1]
         log of the truncated series, and a rigorous bound on |F̂ − F|/F (truncation, and
-        first-order float64 rounding; module docstring).
+        first-order float64 rounding; module docstring). Rounding the final log to float64
+        adds at most u·|log F| to the absolute error of ``log_value``.
 
     References
     ----------
