@@ -116,3 +116,21 @@ def test_bad_shapes():
         lds.eq34_lambda_update(np.zeros((2, 3, 3)), 0.2)
     with pytest.raises(ValueError, match="y"):
         lds.eq38_fixed_point(np.zeros((2, 2)), 0.5, 0.2, 0.3)
+
+
+def test_zero_temperature_objective_matches_sample_average(rng):
+    # E_y log p(x̂(y), y) through S equals the sample average of the dense log joint at the posterior
+    # means when S is the sample second moment (both are the same quadratic form in y)
+    p = (0.6, 0.3, 0.5)
+    Y = rng.normal(size=(9, 2))
+    m, _ = lds.lds_posterior(Y, *p)
+    direct = np.mean(lds.lds_log_joint(m, Y, *p))
+    C = lds.lds_joint_covariance(*p)
+    assert lds.lds_objective("zero_temperature", Y.T @ Y / 9, *p) == pytest.approx(direct, abs=64 * EPS * np.linalg.cond(C) * 50)
+
+
+def test_objective_and_learn_bad_choices():
+    with pytest.raises(ValueError, match="kind"):
+        lds.lds_objective("q4", np.eye(2), 0.5, 0.2, 0.3)
+    with pytest.raises(ValueError, match="parameter"):
+        lds.lds_learn("q1", "lambda", (0.5, 0.2, 0.3), (0, 1))

@@ -31,9 +31,10 @@ Learning*, Gatsby Unit, Sec. 3.1.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
-from symcheck._checks import as_finite_array, check_positive_float
+from symcheck._checks import as_finite_array, check_choice, check_positive_definite, check_positive_float
+from symcheck.kl import optimal_factored_gaussian
 
 __all__ = [
     "FACTORISATIONS",
@@ -59,7 +60,9 @@ __all__ = [
     "lds_expected_complete_log_likelihood",
     "lds_joint_covariance",
     "lds_log_joint",
+    "lds_learn",
     "lds_log_likelihood",
+    "lds_objective",
     "lds_posterior",
 ]
 
@@ -200,6 +203,56 @@ def lds_expected_complete_log_likelihood(y, means, second_moments, lam, sigma_x2
     _, logdet = np.linalg.slogdet(2 * np.pi * C)
     Cinv = np.linalg.inv(C)
     return float(-0.5 * (Y.shape[0] * logdet + np.einsum("ij,nji->", Cinv, Z)))
+
+
+OBJECTIVES = ("likelihood", "q1", "q2", "q3", "zero_temperature")
+
+
+def lds_objective(kind, S, lam, sigma_x2, sigma_y2) -> float:
+    """Average objective per observed pair ``y = [y1, y2]`` for data with second moment ``S``.
+
+    ``kind``: ``"likelihood"`` (log likelihood), ``"q1"``, ``"q2"``, ``"q3"`` (free energy of
+    that factorisation: the likelihood minus the optimal KL, which does not depend on ``y``),
+    or ``"zero_temperature"`` (``E_y log p(x̂(y), y)`` with ``x̂`` the posterior mean = MAP, an
+    expectation of a quadratic form in ``y``, evaluated through ``S``). All dense.
+    """
+    check_choice(kind, "kind", OBJECTIVES)
+    S = check_positive_definite(S, "S", size=2)
+    C = lds_joint_covariance(lam, sigma_x2, sigma_y2)
+    Cy = C[4:, 4:]
+    if kind == "zero_temperature":
+        K = np.linalg.solve(Cy, C[4:, :4]).T  # x̂ = K y
+        A = np.vstack([K, np.eye(2)])  # [x̂; y] = A y
+        return float(-0.5 * (np.linalg.slogdet(2 * np.pi * C)[1] + np.trace(np.linalg.solve(C, A @ S @ A.T))))
+    ll = float(-0.5 * (np.linalg.slogdet(2 * np.pi * Cy)[1] + np.trace(np.linalg.solve(Cy, S))))
+    if kind == "likelihood":
+        return ll
+    _, post = lds_posterior(np.zeros(2), lam, sigma_x2, sigma_y2)
+    return ll - optimal_factored_gaussian(np.zeros(4), 0.5 * (post + post.T), FACTORISATIONS[kind])[2]
+
+
+def lds_learn(kind, parameter, true_params, bounds, xatol=1e-10) -> float:
+    """Learn one of ``"lam"``, ``"sigma_x2"``, ``"sigma_y2"`` by maximising :func:`lds_objective`.
+
+    The others stay at ``true_params = (λ, σ_x², σ_y²)``, and the data's second moment is the
+    true ``Σ_Y`` (infinite data), so the ML estimate is the true value (Fig. 2 of the paper).
+    Bounded Brent on ``bounds`` with ``xatol``.
+    """
+    names = ("lam", "sigma_x2", "sigma_y2")
+    check_choice(parameter, "parameter", names)
+    true = check_lds_params(*true_params)
+    S = lds_joint_covariance(*true)[4:, 4:]
+    j = names.index(parameter)
+
+    def neg(v):
+        p = list(true)
+        p[j] = v
+        return -lds_objective(kind, S, *p)
+
+    lo, hi = (float(b) for b in bounds)
+    if not lo < hi:
+        raise ValueError(f"bounds must be increasing, got {bounds}")
+    return float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": xatol}).x)
 
 
 # ---------------------------------------------------------------------------
