@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
+from scipy import integrate, stats
 
 from symcheck.models import turner_ica as ica
 
@@ -24,8 +24,6 @@ def test_evidence_integrates_to_one(sigma2, sigma_y2):
 def test_evidence_matches_double_integral():
     # p(y) = Σ_s ¼ ∫∫ N(x1; 0, v1) N(x2; 0, v2) N(y; x1 + x2, σ_y²) dx: integrate x2 analytically
     # (Gaussian convolution) and x1 by quad, independent of the enumerated closed form
-    from scipy import stats
-
     s2, sy2, y = 0.4, 0.3, 1.3
     total = 0.0
     for s in ica.SWITCH_STATES:

@@ -26,7 +26,10 @@ term sizes; Brent argmax accuracy from the objective's evaluation noise and curv
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+from scipy import optimize, stats
 
 from symcheck.claims import Claim, Evidence, register
 from symcheck.claims.turner_lds import brent_argmax_tolerance, erratum_from_rows, evidence_from_rows
@@ -153,8 +156,6 @@ register(Claim(
 
 
 def _check_eq49(rng):
-    from scipy import stats
-
     rows = []
     for label, p in _cases(rng):
         C, condY = _dense(p)
@@ -231,8 +232,6 @@ def _check_limit_small_noise(rng):
     k_orth = _kl_dense((1.0, 1.0, 0.0, np.pi / 2, s))
     ks = [_kl_dense((1.0, 1.0, 0.0, d, s)) for d in (1e-1, 1e-2, 1e-3)]
     extra = abs(k_orth) <= 64 * EPS and ks[0] < ks[1] < ks[2]
-    from dataclasses import replace
-
     return replace(ev, holds=ev.holds and extra,
                    detail=ev.detail + f"; KL at Δθ = π/2: {k_orth:.3g}; at Δθ = 1e-1, 1e-2, 1e-3: " + ", ".join(f"{k:.4g}" for k in ks))
 
@@ -263,8 +262,6 @@ def _check_limit_large_w2(rng):
         rows.append((f"sigma_y2 = {sy2}", printed, corrected, _kl_dense(p), tol))
     ev = erratum_from_rows(rows, f"dense mean-field KL at w1 = 1, Δθ = π/4, w2 = {W:g} vs the stated limit")
     k0 = _kl_dense((1.0, 0.0, np.pi / 4, 0.0, 0.43))
-    from dataclasses import replace
-
     return replace(ev, holds=ev.holds and abs(k0) <= 64 * EPS, detail=ev.detail + f"; KL at w2 = 0: {k0:.3g}")
 
 
@@ -414,8 +411,6 @@ def _check_noise_dependence(rng):
     for s in (0.01, 3.0):
         p = _true(d, s)
         S = fa.fa_joint_covariance(**p)[2:, 2:]
-        from scipy import optimize
-
         f = lambda t: -(fa.fa_objective("likelihood", S, 1.0, 1.0, 0.0, t, s) - fa.eq48_kl(1.0, 1.0, 0.0, t, s))  # noqa: E731
         printed_kl_biases.append(optimize.minimize_scalar(f, bounds=THETA_BOUNDS, method="bounded", options={"xatol": 1e-10}).x - d)
     r = rows[1][1]
