@@ -572,6 +572,30 @@ def _log_permanent_dp(logA):
     return dp[nmask - 1]
 
 
+@njit(cache=True)
+def _mlp_gather(z2, per_row, g, offsets, rows_l, rows_u, cols_l, cols_u, base, strides, out):
+    """out[i, c] = z2[i or 0, src(g_i, c)]: the image g_i·z of :meth:`MLPPermutation.act`, one pass.
+
+    ``src`` maps coordinate c to the source index through the inverse permutations τ⁻¹
+    (row unit and column unit of the weight or bias it belongs to); see ``_build_index_template``.
+    """
+    m, D = out.shape
+    inv = np.empty(g.shape[1], dtype=np.int64)
+    n_hidden = offsets.shape[0] - 1
+    for i in range(m):
+        for l in range(n_hidden):
+            o = offsets[l]
+            for j in range(offsets[l + 1] - o):
+                inv[o + g[i, o + j]] = j
+        zi = z2[i] if per_row else z2[0]
+        for c in range(D):
+            rl = rows_l[c]
+            r = rows_u[c] if rl <= 0 else inv[offsets[rl - 1] + rows_u[c]]
+            cl = cols_l[c]
+            cc = cols_u[c] if cl <= 0 else inv[offsets[cl - 1] + cols_u[c]]
+            out[i, c] = zi[base[c] + r * strides[c] + cc]
+
+
 class MLPPermutation(Group):
     """Hidden-unit permutations S_{d₁} × … × S_{d_{L−1}} of an MLP (Gelberg et al., Def. 2.1).
 
@@ -698,6 +722,15 @@ class MLPPermutation(Group):
         z = np.asarray(z, dtype=np.float64)
         if z.shape[-1:] != (self.dim,):
             raise ValueError(f"z must have last axis of length D={self.dim}, got shape {z.shape}")
+        g = self._check_elements(g)
+        m = g.shape[0]
+        if z.ndim == 1 or (z.ndim == 2 and z.shape[0] in (1, m)):
+            # common cases (one point, or one point per element): a single-pass Numba gather
+            z2 = np.ascontiguousarray(z.reshape(-1, self.dim))
+            out = np.empty((m, self.dim))
+            _mlp_gather(z2, z2.shape[0] == m and m > 1, np.ascontiguousarray(g, dtype=np.int64),
+                        self._offsets.astype(np.int64), *self._index_template, out)
+            return out
         idx = self.source_index(g)  # (m, D)
         shape = np.broadcast_shapes(z.shape[:-1], (idx.shape[0],))
         zb = np.broadcast_to(z, shape + (self.dim,))
