@@ -182,6 +182,17 @@ def test_bad_input(args, kwargs, match):
         log_hyp0f1(*args, **kwargs)
 
 
+def test_mc_saddle_proposal(rng):
+    """Saddle-point importance sampling: unbiased against closed forms, k = 1 handled exactly."""
+    est, se = log_hyp0f1_mc(np.array([[40.0, 3.0], [0.5, 0.1]]), 2, 4_000, rng, proposal="saddle")
+    ref = log_hyp0f1(np.array([[40.0, 3.0], [0.5, 0.1]]), 2, method="exact")
+    assert np.all(np.abs(est - ref) <= z_for_alpha() * se + 1e-13)
+    est1, se1 = log_hyp0f1_mc([3.0], 1, 10, rng, proposal="saddle")
+    assert abs(float(est1) - np.log(np.cosh(3.0))) <= 1e-14 and float(se1) == 0.0
+    with pytest.raises(ValueError, match="proposal"):
+        log_hyp0f1_mc([1.0, 2.0], 2, 10, rng, proposal="uniform")
+
+
 def test_mc_bad_input():
     with pytest.raises(ValueError, match="n_samples"):
         log_hyp0f1_mc([1.0, 2.0], 2, 1, 0)

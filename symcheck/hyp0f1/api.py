@@ -158,7 +158,7 @@ def _auto(sig: np.ndarray, k: int, grad: bool = False) -> np.ndarray:
     return out.reshape(sig.shape if grad else sig.shape[:-1])
 
 
-def log_hyp0f1_mc(sigma, k, n_samples: int, rng) -> tuple[np.ndarray, np.ndarray]:
+def log_hyp0f1_mc(sigma, k, n_samples: int, rng, proposal: str = "haar") -> tuple[np.ndarray, np.ndarray]:
     """Haar Monte Carlo estimate of log ₀F₁(k/2; AAᵀ/4) and its standard error.
 
     See :func:`symcheck.hyp0f1.montecarlo.log_hyp0f1_mc` for the estimator.
@@ -170,6 +170,9 @@ def log_hyp0f1_mc(sigma, k, n_samples: int, rng) -> tuple[np.ndarray, np.ndarray
     n_samples : int
         Number of Haar draws per input row (>= 2).
     rng : numpy.random.Generator or int
+    proposal : {"haar", "saddle"}
+        ``"haar"``: Haar draws (small to moderate σ). ``"saddle"``: importance sampling
+        around the maximum of each coset of O(k) (large σ; ``n_samples`` per coset).
 
     Returns
     -------
@@ -180,7 +183,8 @@ def log_hyp0f1_mc(sigma, k, n_samples: int, rng) -> tuple[np.ndarray, np.ndarray
     sig, k = as_sigma(sigma, k)
     n = check_int(n_samples, "n_samples", minimum=2)
     gen = check_rng(rng)
-    return montecarlo.log_hyp0f1_mc(sig, k, n, gen)
+    check_choice(proposal, "proposal", ("haar", "saddle"))
+    return montecarlo.log_hyp0f1_mc(sig, k, n, gen, proposal=proposal)
 
 
 def grad_log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
