@@ -720,7 +720,10 @@ def rounding_bound(k, degree) -> float:
 
 def _error_bound(flat, deg, logval, tab) -> np.ndarray:
     gamma = tab.rounding_k * _U / (1.0 - tab.rounding_k * _U)
-    rel_tail = np.exp(log_tail_bound(flat.sum(axis=1), deg) - logval) / (1.0 - gamma)
+    s = flat.sum(axis=1)
+    # rows with s = 0 or degree 0 return log 1 = 0 exactly: no rounding
+    gamma = np.where((s == 0) | (deg == 0), 0.0, gamma)
+    rel_tail = np.exp(log_tail_bound(s, deg) - logval) / (1.0 - gamma)
     return rel_tail + gamma
 
 

@@ -1,0 +1,91 @@
+"""Unit checks of the mpmath reference (symcheck.hyp0f1.reference).
+
+Expected values: the closed forms evaluated in mpmath at higher precision, the degree-1
+coefficient 1/b of the series, the scalar ₀F₁ for rank one, and the O(3) quadrature of the
+claims module; the float64 series is compared in the claims hyp0f1.series.*.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+
+from symcheck.claims.hyp0f1_series import o3_haar_integral
+from symcheck.hyp0f1 import reference
+from symcheck.hyp0f1.reference import hyp0f1_reference
+
+
+def _mp_closed(sig, k):
+    s = [mpmath.mpf(float(v)) for v in sig]
+    if k == 1:
+        return mpmath.cosh(s[0])
+    if k == 2:
+        return (mpmath.besseli(0, s[0] + s[1]) + mpmath.besseli(0, s[0] - s[1])) / 2
+    t = max(s)
+    return mpmath.hyp0f1(mpmath.mpf(k) / 2, t * t / 4)  # rank one: scalar ₀F₁(k/2; s²/4)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 6])
+def test_matches_closed_forms_to_dps(k, rng):
+    dps = 40
+    for _ in range(3):
+        sig = np.zeros(k)
+        if k <= 2:
+            sig[:] = rng.uniform(0.0, 12.0, k)
+        else:  # the reference's cost grows with k at fixed degree: smaller s for k = 6
+            sig[rng.integers(k)] = rng.uniform(0.0, 12.0 if k == 3 else 5.0)
+        with mpmath.workdps(dps + 20):
+            ref = hyp0f1_reference(sig, k, dps=dps)
+            exact = _mp_closed(sig, k)
+            # truncation ≤ 10^-(dps+2), guarded recursion; returned at dps digits (half an ulp)
+            assert abs(ref / exact - 1) <= mpmath.mpf(10) ** (-(dps - 2))
+
+
+def test_degree_one_coefficient():
+    """F = 1 + tr X / b + O(X²) with b = k/2 (C_(1) = tr X, (b)_(1) = b)."""
+    k = 4
+    coef = reference._coefficients(k, 2)
+    with mpmath.workdps(30):
+        assert coef[1][(1,)] == mpmath.mpf(2) / k
+        sig = np.array([1e-6, 2e-6, 0.0, 3e-6])
+        val = hyp0f1_reference(sig, k, dps=30)
+        trx = sum(mpmath.mpf(float(v)) ** 2 for v in sig) / 4
+        # the degree-2 part is ≤ (Σσ)^4/4! (series truncation bound); the value carries 30 digits
+        assert abs(val - 1 - trx * 2 / k) <= mpmath.mpf(6e-6) ** 4 / 24 + mpmath.mpf(10) ** -29
+
+
+def test_matches_o3_quadrature():
+    sig = [1.0, 0.7, 0.2]
+    coarse, fine = o3_haar_integral(sig, 20), o3_haar_integral(sig, 40)
+    ref = float(hyp0f1_reference(sig, 3, dps=20))
+    assert abs(ref - fine) <= abs(coarse - fine) + 64 * np.finfo(float).eps * fine
+
+
+def test_precision_restored():
+    before = mpmath.mp.dps
+    hyp0f1_reference([0.5, 0.25], 2, dps=60)
+    assert mpmath.mp.dps == before
+    with pytest.raises(ValueError):
+        hyp0f1_reference([50.0] * 20, 20, dps=30)
+    assert mpmath.mp.dps == before
+
+
+def test_returned_precision():
+    val = hyp0f1_reference([0.5, 0.25], 2, dps=45)
+    assert isinstance(val, mpmath.mpf)
+    with mpmath.workdps(70):
+        assert abs(val / _mp_closed([0.5, 0.25], 2) - 1) <= mpmath.mpf(10) ** -43
+
+
+@pytest.mark.parametrize("sigma,k,dps,match", [
+    ([1.0, np.nan], 2, 30, "NaN"),
+    ([1.0, -1.0], 2, 30, "non-negative"),
+    ([1.0, 0.5, 0.1], 2, 30, "last axis"),
+    ([[1.0, 0.5]], 2, 30, "one vector"),
+    ([1.0], 0, 30, "k must be"),
+    ([1.0, 0.5], 2, 10, "dps"),
+    ([1.0, 0.5], 2, 20.5, "dps"),
+    ([50.0] * 20, 20, 30, "sigma"),
+])
+def test_bad_input(sigma, k, dps, match):
+    with pytest.raises(ValueError, match=match):
+        hyp0f1_reference(np.array(sigma), k, dps=dps)

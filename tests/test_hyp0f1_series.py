@@ -1,0 +1,211 @@
+"""Unit checks of the float64 zonal series (symcheck.hyp0f1.series).
+
+Expected values come from the closed forms (cosh, Bessel I), the k = 3 one-dimensional Haar
+integral of closed_form, mpmath evaluations of the tail bound, finite differences, and exact
+symmetries; tolerances are the series' rigorous error bounds (truncation + rounding) plus the
+stated float64 error of the other route. The mpmath reference is checked in
+tests/test_hyp0f1_reference.py and the claims hyp0f1.series.*.
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+
+from symcheck.claims.hyp0f1_series import grad_tolerance
+from symcheck.hyp0f1 import closed_form, series
+
+U = np.finfo(float).eps / 2
+
+
+def _log_round(v):
+    """Absolute float64 error of storing log F (u|log F| plus an ulp near 0)."""
+    return 2 * U * (1 + np.abs(v))
+
+
+@pytest.mark.parametrize("k,rank_one", [(1, False), (2, False), (4, True), (9, True)])
+def test_matches_closed_forms(k, rank_one, rng):
+    sig = np.exp(rng.uniform(math.log(1e-3), math.log(20.0), (12, k)))
+    if rank_one:
+        sig[:, 1:] = 0.0
+    val, bound = series.log_hyp0f1_series(sig, k)
+    exact = closed_form.log_hyp0f1_exact(sig, k)
+    # closed forms: scaled Bessel / cosh to a few ulps: 8u(1 + |log F|)
+    tol = bound + _log_round(val) + 8 * U * (1 + np.abs(exact))
+    assert np.all(np.abs(val - exact) <= tol)
+    assert np.all(bound <= 1e-12)
+
+
+def test_matches_k3_integral(rng):
+    """Full-rank k = 3 against closed_form's quaternion integral (quad_vec, epsrel 1e-14 per coset)."""
+    sig = rng.uniform(0.0, 6.0, (5, 3))
+    val, bound = series.log_hyp0f1_series(sig, 3)
+    exact = closed_form.log_hyp0f1_exact(sig, 3)
+    tol = bound + _log_round(val) + 2 * closed_form._K3_EPSREL + 8 * U * (1 + np.abs(exact))
+    assert np.all(np.abs(val - exact) <= tol)
+
+
+def test_zero_sigma():
+    val, bound = series.log_hyp0f1_series(np.zeros((2, 4)), 4)
+    assert np.all(val == 0.0) and np.all(bound == 0.0)
+    assert np.all(series.grad_log_hyp0f1_series(np.zeros((1, 4)), 4) == 0.0)
+
+
+def test_batch_shape_and_rows(rng):
+    sig = rng.uniform(0.0, 3.0, (2, 3, 4))
+    val, bound = series.log_hyp0f1_series(sig, 4)
+    assert val.shape == (2, 3) and bound.shape == (2, 3)
+    assert series.grad_log_hyp0f1_series(sig, 4).shape == (2, 3, 4)
+    for idx in np.ndindex(2, 3):
+        one, b1 = series.log_hyp0f1_series(sig[idx], 4)
+        assert abs(float(one) - val[idx]) <= float(b1) + bound[idx] + 2 * _log_round(val[idx])
+
+
+def test_symmetric_in_sigma(rng):
+    """F is symmetric in σ while the kernel adds one variable at a time: permutations agree."""
+    k = 5
+    sig = rng.uniform(0.0, 2.5, k)
+    perms = np.array([rng.permutation(sig) for _ in range(6)])
+    val, bound = series.log_hyp0f1_series(perms, k)
+    assert np.ptp(val) <= 2 * bound.max() + 2 * _log_round(val).max()
+    grads = series.grad_log_hyp0f1_series(perms, k)
+    order = [np.argsort(p) for p in perms]
+    g_sorted = np.array([g[o] for g, o in zip(grads, order)])
+    assert np.all(np.ptp(g_sorted, axis=0) <= 1e-12 * (1 + np.abs(g_sorted).max()))
+
+
+def test_truncated_increases_with_degree():
+    """All terms are positive, so the partial sums grow strictly with the degree."""
+    sig = np.array([1.5, 1.0, 0.5])
+    vals = [float(series.log_hyp0f1_series_truncated(sig, 3, m)[0]) for m in range(0, 12)]
+    assert vals[0] == 0.0
+    assert np.all(np.diff(vals) > 0)
+
+
+@pytest.mark.parametrize("s", [0.1, 3.0, 25.0, 150.0])
+def test_degree_needed_is_minimal(s):
+    """The chosen M is the first degree whose tail bound (evaluated in mpmath) is ≤ rtol."""
+    rtol = 1e-14
+
+    def mp_tail(m):
+        r = mpmath.mpf(s) ** 2 / ((2 * m + 3) * (2 * m + 4))
+        if r >= 1:
+            return mpmath.inf
+        return mpmath.mpf(s) ** (2 * m + 2) / mpmath.factorial(2 * m + 2) / (1 - r)
+
+    k = 2
+    m = int(series.series_degree_needed(np.array([[s / 2, s / 2]]), k, rtol)[0])
+    with mpmath.workdps(30):
+        assert mp_tail(m) <= rtol
+        assert m == 0 or mp_tail(m - 1) > rtol
+        assert abs(float(series.log_tail_bound(s, m)) - float(mpmath.log(mp_tail(m)))) <= 1e-12 * (1 + abs(float(mpmath.log(mp_tail(m)))))
+
+
+def test_degree_needed_unreachable_and_errors():
+    sig = np.full((1, 20), 2.0)
+    assert series.series_degree_needed(sig, 20, 1e-14)[0] == series.UNREACHABLE
+    with pytest.raises(ValueError, match="max_degree"):
+        series.log_hyp0f1_series(sig, 20)
+    with pytest.raises(ValueError, match="max_degree=10"):
+        series.log_hyp0f1_series(np.array([30.0, 1.0]), 2, max_degree=10)
+    with pytest.raises(ValueError, match="degree"):
+        series.log_hyp0f1_series_truncated(sig, 20, 500)
+
+
+def _fd_gradient(sig, k, degree, h):
+    out = np.empty(k)
+    for i in range(k):
+        e = np.zeros(k)
+        e[i] = h
+        f = [float(series.log_hyp0f1_series_truncated(sig + c * e, k, degree)[0]) for c in (1, -1)]
+        out[i] = (f[0] - f[1]) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_gradient_vs_finite_differences(k, rng):
+    sig = rng.uniform(0.5, 3.0, k)
+    degree = int(series.series_degree_needed(sig[None], k, 1e-14)[0])
+    g = series.grad_log_hyp0f1_series(sig, k)
+    h, big = 1e-4, 0.05
+    fd = _fd_gradient(sig, k, degree, h)
+    # error of the central difference: h²/6·|f'''| + δ/h (δ: evaluation error of f, the
+    # reported bound plus the stored log's rounding); |f'''| estimated by a third difference
+    # with step 0.05 and a safety factor 10
+    third = np.empty(k)
+    for i in range(k):
+        e = np.zeros(k)
+        e[i] = big
+        f = [float(series.log_hyp0f1_series_truncated(sig + c * e, k, degree)[0]) for c in (2, 1, -1, -2)]
+        third[i] = abs(f[0] - 2 * f[1] + 2 * f[2] - f[3]) / (2 * big ** 3)
+    val, bound = series.log_hyp0f1_series_truncated(sig, k, degree)
+    delta = float(bound) + float(_log_round(val))
+    tol = h * h / 6 * 10 * third + delta / h + grad_tolerance(sig, k, g, float(val), degree)
+    assert np.all(np.abs(g - fd) <= tol)
+
+
+@pytest.mark.parametrize("k,sig", [(1, [0.3]), (2, [2.0, 0.7]), (2, [5.0, 5.0]), (5, [0.0, 3.0, 0.0, 0.0, 0.0]),
+                                   (3, [1.0, 4.0, 2.5])])
+def test_gradient_vs_closed_forms(k, sig):
+    sig = np.array(sig)
+    g = series.grad_log_hyp0f1_series(sig, k)
+    val, _ = series.log_hyp0f1_series(sig, k)
+    degree = int(series.series_degree_needed(sig[None], k, 1e-14)[0])
+    exact = closed_form.grad_log_hyp0f1_exact(sig, k)
+    extra = 2 * closed_form._K3_EPSREL * (1 + np.abs(exact)) if k == 3 else 0.0
+    tol = grad_tolerance(sig, k, g, float(val), degree) + 8 * U * (1 + np.abs(exact)) + extra
+    assert np.all(np.abs(g - exact) <= tol)
+    assert np.all(g[sig == 0] == 0.0)
+
+
+@pytest.mark.parametrize("sigma,k,match", [
+    ([1.0, np.nan], 2, "NaN"),
+    ([1.0, np.inf], 2, "inf"),
+    ([1.0, -0.5], 2, "non-negative"),
+    ([1.0, 0.5, 0.1], 2, "last axis"),
+    ([1.0], 0, "k must be"),
+    ([1.0, 2.0], 2.5, "k must be"),
+])
+def test_bad_sigma_and_k(sigma, k, match):
+    for fn in (series.log_hyp0f1_series, series.grad_log_hyp0f1_series):
+        with pytest.raises(ValueError, match=match):
+            fn(np.array(sigma), k)
+    with pytest.raises(ValueError, match=match):
+        series.series_degree_needed(np.array([sigma]), k, 1e-14)
+
+
+@pytest.mark.parametrize("rtol", [0.0, -1e-3, 1.0, np.nan, "a"])
+def test_bad_rtol(rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        series.log_hyp0f1_series(np.array([1.0, 0.5]), 2, rtol=rtol)
+    with pytest.raises(ValueError, match="rtol"):
+        series.series_degree_needed(np.array([[1.0, 0.5]]), 2, rtol)
+
+
+def test_bad_degrees():
+    with pytest.raises(ValueError, match="max_degree"):
+        series.log_hyp0f1_series(np.array([1.0, 0.5]), 2, max_degree=-1)
+    with pytest.raises(ValueError, match="degree"):
+        series.log_hyp0f1_series_truncated(np.array([1.0, 0.5]), 2, 2.5)
+
+
+def test_numba_disabled_parity():
+    """The kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree within the rounding bounds."""
+    code = ("import json, numpy as np; from symcheck.hyp0f1 import series; "
+            "s = np.array([[1.0, 0.5, 0.2], [2.0, 1.0, 0.0]]); "
+            "print(json.dumps([series.log_hyp0f1_series(s, 3)[0].tolist(), "
+            "series.grad_log_hyp0f1_series(s, 3).tolist()]))")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    py_val, py_grad = (np.array(v) for v in json.loads(out))
+    s = np.array([[1.0, 0.5, 0.2], [2.0, 1.0, 0.0]])
+    val, bound = series.log_hyp0f1_series(s, 3)
+    assert np.all(np.abs(py_val - val) <= 2 * bound)
+    g = series.grad_log_hyp0f1_series(s, 3)
+    degree = int(series.series_degree_needed(s, 3, 1e-14).max())
+    assert np.all(np.abs(py_grad - g) <= 2 * (3 * series.rounding_bound(3, degree) + 8 * U) * np.abs(g))
