@@ -106,6 +106,17 @@ def test_kl_gaussian_near_singular_is_finite_and_accurate(rng):
     assert abs(got - ref) <= _tol(S1, ref, np.linalg.slogdet(S0)[1], np.linalg.slogdet(S1)[1])
 
 
+def test_kl_gaussian_no_overflow_in_high_dimension():
+    # |10 I_400| = 1e400 overflows float64, so the inv/det transcription returns nan;
+    # log-determinants from the Cholesky diagonal do not. Exact: K/2 (a/b − 1 + log(b/a)).
+    K, a, b = 400, 10.0, 20.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not np.isfinite(np.linalg.det(b * np.eye(K)) / np.linalg.det(a * np.eye(K)))
+    exact = 0.5 * K * (a / b - 1 + np.log(b / a))
+    got = kl_gaussian(np.zeros(K), a * np.eye(K), np.zeros(K), b * np.eye(K))
+    assert abs(got - exact) <= 64 * K * EPS * (K + abs(K * np.log(a)) + abs(K * np.log(b)))
+
+
 def _transform_strategy():
     return st.tuples(st.integers(1, 5), st.integers(0, 2**32 - 1))
 
