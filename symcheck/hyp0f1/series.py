@@ -58,9 +58,9 @@ The reported ``rel_error_bound`` is tail_M / ((1 − Ku) S) + Ku/(1 − Ku).
 Valid range
 -----------
 Any finite σ ≥ 0 whose required degree M ≤ ``max_degree`` and whose partition tables fit
-``MAX_PAIRS`` (κ, μ) pairs (≈ 20 bytes each): about M ≤ 85 for k = 3, 65 for k = 4, 50 for
-k = 5, 33 for k ≥ 10 (the table size stops growing with k once k > M). Requesting more raises a
-ValueError naming ``max_degree``; :func:`series_degree_needed` returns :data:`UNREACHABLE`
+``MAX_PAIRS`` (κ, μ) pairs (≈ 20 bytes each): M ≤ 388 for k = 2, 88 for k = 3, 53 for k = 4,
+43 for k = 5, 34 for k = 8 and 32 for k ≥ 20 (the tables stop growing with k once k > M).
+Requesting more raises a ValueError naming ``max_degree``; :func:`series_degree_needed` returns :data:`UNREACHABLE`
 there, so a router comparing it with a maximum degree never selects an infeasible row.
 Roughly, rtol = 1e-14 needs M ≈ 60 at s = Σσ ≈ 34.
 
