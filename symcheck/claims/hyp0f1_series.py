@@ -22,7 +22,7 @@ from symcheck.hyp0f1.reference import hyp0f1_reference
 U = np.finfo(float).eps / 2
 #: Digits of the reference in the checks (its error, ~1e-20, is negligible against float64).
 DPS = 20
-_KE = "Koev & Edelman (2006), Math. Comp. 75, §4 (Alg. 4.2)"
+_KE = "Koev & Edelman (2006), Math. Comp. 75, §4"
 
 
 def _ref_log(sig, k) -> mpmath.mpf:

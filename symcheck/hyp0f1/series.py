@@ -11,21 +11,24 @@ Algorithm
 ---------
 Write C_κ through the monic Jack polynomial P_κ (Macdonald 1995, VI.10): J_κ = c_κ P_κ with
 c_κ = Π_{s∈κ} (α a(s) + l(s) + 1), and C_κ = α^m m! J_κ / j_κ with j_κ = c_κ c'_κ,
-c'_κ = Π_{s∈κ} h^*(s), h^*(s) = α(a(s) + 1) + l(s) (Koev & Edelman 2006, eq. (2.6)–(2.9); a, l
-are arm and leg lengths). So each term is d_κ P_κ(x) with
+c'_κ = Π_{s∈κ} h^*(s), h^*(s) = α(a(s) + 1) + l(s) (Koev & Edelman 2006, §2; a, l are arm and
+leg lengths). So each term is d_κ P_κ(x) with
 
     d_κ = α^{|κ|} / (c'_κ (b)_κ).
 
 P_κ is evaluated one variable at a time by the branching rule (Koev & Edelman 2006, §4;
-Macdonald 1995, VI (7.9') and (6.24)):
+Macdonald 1995, VI (6.24) in the Jack limit of VI.10):
 
     P_κ(x₁, …, x_n) = Σ_μ ψ_{κ/μ} x_n^{|κ|−|μ|} P_μ(x₁, …, x_{n−1}),
 
 over μ with κ/μ a horizontal strip (κ_{i+1} ≤ μᵢ ≤ κᵢ) and ℓ(μ) ≤ n − 1, where
 ψ_{κ/μ} = Π b_μ(s)/b_κ(s) over the boxes s of μ lying in a row of κ/μ but not in a column of
-κ/μ, and b_λ(s) = (α a + l + 1)/(α a + l + α). ψ does not depend on n, so all (κ, μ) pairs
-with |κ| ≤ M are tabulated once per (k, M) together with ψ and d_κ (cached,
-:func:`functools.lru_cache`), grouped by ℓ(μ) and sorted by |κ|; evaluating a row is then a
+κ/μ, and b_λ(s) = (α a + l + 1)/(α a + l + α). ψ does not depend on n, so the pairs are
+tabulated once per (k, M) (cached, :func:`functools.lru_cache`): those with ℓ(μ) ≤ k − 2,
+used by the levels n < k, grouped by ℓ(μ), sorted by |κ| and cut into runs of equal κ; and,
+for the last level, where only the weighted sum over κ is needed, the collapsed weights
+e[μ, s] = Σ_{|κ|=|μ|+s} d̂_κ ψ_{κ/μ}, so that S = Σ_μ P_μ(y₁..y_{k−1}) Σ_s e[μ, s] y_k^s w_{|μ|+s}
+(this removes the largest group of pairs from the per-row work). Evaluating a row is then a
 sparse, allocation-free product over the k variables (Numba). The gradient is the exact
 derivative of the same truncated sum by reverse mode through the k linear levels.
 
@@ -49,10 +52,10 @@ tail_M ≤ rtol (using partial sum ≥ 1); the reported bound divides by the com
 
 Rounding: every quantity is a sum of products of positive numbers, so (first order, Higham
 2002, §3–4) the relative rounding error of the partial sum is ≤ K·u, u = 2⁻⁵³, with
-K = Σ_n F_n + 4kM + 11M + 6k + N_max + 8: F_n the largest number of summands of one P_κ at
-level n, 4kM the products forming ψ across the k levels, 10M the powers y^s, d̂_κ, w_m and the
-rounding of xᵢ = σᵢ²/4 (a degree-M polynomial with positive coefficients), N_max + M the final
-sum (per degree, then over degrees).
+K = Σ_{n<k} F_n + E + 4kM + 12M + 6k + N_max + 8: F_n the largest number of summands of one
+P_κ at level n, E that of one e[μ, s], 4kM the products forming ψ across the k levels, 12M the
+powers y^s, d̂_κ, w_m, the inner sums over s and the rounding of xᵢ = σᵢ²/4 (a degree-M
+polynomial with positive coefficients), N_max the final sum over the partitions of one size.
 The reported ``rel_error_bound`` is tail_M / ((1 − Ku) S) + Ku/(1 − Ku).
 
 Valid range
@@ -67,7 +70,7 @@ Roughly, rtol = 1e-14 needs M ≈ 60 at s = Σσ ≈ 34.
 References
 ----------
 Koev, P. & Edelman, A. (2006). The efficient evaluation of the hypergeometric function of a
-matrix argument. Math. Comp. 75, 833–846 (Alg. 4.2 and §4).
+matrix argument. Math. Comp. 75, 833–846 (§2 and §4).
 Macdonald, I. G. (1995). Symmetric Functions and Hall Polynomials, 2nd ed., ch. VI.
 Muirhead, R. J. (1982). Aspects of Multivariate Statistical Theory, Thm. 7.4.1 (integral form).
 """
@@ -768,7 +771,7 @@ def log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
 
     References
     ----------
-    Koev & Edelman (2006), Math. Comp. 75, §4; Macdonald (1995), VI (6.24), (7.9').
+    Koev & Edelman (2006), Math. Comp. 75, §4; Macdonald (1995), VI (6.24) and VI.10.
     """
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
