@@ -107,6 +107,8 @@ MAX_PAIRS = 5_000_000
 UNREACHABLE = int(np.iinfo(np.int64).max)
 #: Unit roundoff of float64.
 _U = np.finfo(np.float64).eps / 2
+#: Largest degree ever tabulated (k = 1 only; other k hit MAX_PAIRS first).
+_DEGREE_CAP = 4096
 #: Table degrees are rounded up to a multiple of this (fewer distinct cached tables).
 _DEGREE_STEP = 10
 
@@ -227,10 +229,13 @@ def _count_pairs(k: int, degree: int, stop: float = np.inf) -> float:
 
 @functools.lru_cache(maxsize=None)
 def max_feasible_degree(k: int) -> int:
-    """Largest degree whose partition tables for this k hold at most :data:`MAX_PAIRS` pairs."""
+    """Largest degree whose partition tables for this k hold at most :data:`MAX_PAIRS` pairs
+    (capped at :data:`_DEGREE_CAP`)."""
     k = check_int(k, "k", minimum=1)
+    if k == 1:  # one pair per degree
+        return _DEGREE_CAP
     lo, hi = 0, 1
-    while _count_pairs(k, hi, MAX_PAIRS) <= MAX_PAIRS and hi < 4096:
+    while _count_pairs(k, hi, MAX_PAIRS) <= MAX_PAIRS and hi < _DEGREE_CAP:
         lo, hi = hi, 2 * hi
     while hi - lo > 1:  # invariant: lo feasible, hi not (or the cap)
         mid = (lo + hi) // 2
@@ -492,9 +497,9 @@ class _Tables:
                            + int(np.diff(self.deg_start).max()) + 8)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=6)
 def _tables(k: int, degree: int) -> _Tables:
-    """Cached partition tables for (k, degree)."""
+    """Cached partition tables for (k, degree) (at most ~100 MB each, six kept)."""
     return _Tables(k, degree)
 
 
