@@ -3,8 +3,19 @@
 A matrix Z of i.i.d. N(0, 1) entries has QR factorisation Z = QR; with the signs of R's
 diagonal moved into Q (Q ← Q diag(sign Rᵢᵢ)) the factor Q is Haar on O(k)
 (Mezzadri 2007, "How to generate random matrices from the classical compact groups",
-Notices AMS 54, 592–604, Sec. 5). The QR here is a Householder factorisation written
-as a Numba kernel over a batch, so no LAPACK call per sample and no Python loop.
+Notices AMS 54, 592–604, Sec. 5).
+
+The factorisation itself need not be computed (Stewart 1980, "The efficient generation of
+random orthogonal matrices with an application to condition estimators", SIAM J. Numer.
+Anal. 17, 403–409): in Householder QR of a Gaussian Z, the part of column j that step j
+reflects (rows j..k−1, after the reflections of the earlier columns) is again a standard
+Gaussian vector of length k − j, independent of everything before, because those
+reflections depend only on earlier columns and are orthogonal. So Q = H₀ ⋯ H_{k−2} D is
+drawn from k(k+1)/2 independent normals: xⱼ ~ N(0, I_{k−j}), vⱼ = xⱼ − αⱼe₁ with
+αⱼ = −sign(xⱼ₀)‖xⱼ‖ (= Rⱼⱼ), D = diag(sign αⱼ) and sign of the last 1-vector for D_{k−1}.
+This halves both the normals and the arithmetic of QR-then-accumulate. The accumulation
+is a Numba kernel over blocks of samples with the sample index innermost, so every
+arithmetic loop is a contiguous per-sample update that vectorises without re-association.
 """
 
 from __future__ import annotations
@@ -16,88 +27,67 @@ from symcheck._checks import check_int, check_rng
 
 __all__ = ["haar_orthogonal"]
 
-
-#: Samples processed together: the innermost loops run over them (SIMD-friendly, no re-association).
+#: Samples processed together: the innermost loops run over them.
 _LANES = 32
 
 
 @njit(cache=True, parallel=True)
-def _householder_q(z, out, special):
-    """Write Haar matrices into out (n, k, k) from i.i.d. normals z (k, k, n).
+def _householder_q(x, out, special):
+    """Write Haar matrices into out (n, k, k) from i.i.d. normals x (k(k+1)/2, n).
 
-    Householder QR of A = z[:, :, s]ᵀ (i.i.d. normal, like z itself), with the signs of R's
-    diagonal moved into Q (Mezzadri 2007). Samples are processed in blocks of _LANES with
-    the sample index innermost, so every arithmetic loop is a contiguous, independent
-    per-sample update that vectorises without changing any summation order.
-    Each block is copied to contiguous memory; its column j is overwritten by the
-    Householder vector of step j.
+    Rows off_j .. off_j + k − j − 1 of x hold the Gaussian vector xⱼ of step j (see the
+    module notes); the orthogonal factor is accumulated backwards, H_{k−2} first, touching
+    only the trailing block.
     """
-    k = z.shape[0]
-    n = z.shape[2]
+    n = x.shape[1]
+    k = out.shape[1]
     nblocks = (n + _LANES - 1) // _LANES
     for blk in prange(nblocks):
         s0 = blk * _LANES
         m = min(_LANES, n - s0)
-        b = z[:, :, s0:s0 + m].copy()  # contiguous block
+        v = np.zeros((k, k, m))  # v[c, j, :] = component c of the Householder vector of step j
         q = np.zeros((k, k, m))
         w = np.empty((k, m))
+        beta = np.empty((k, m))
         signs = np.empty((k, m))
-        beta = np.empty(m)
         det = np.ones(m)
-        for j in range(k - 1):
+        off = 0
+        for j in range(k):
             for l in range(m):
-                beta[l] = 0.0
-            for c in range(j, k):
-                for l in range(m):
-                    beta[l] += b[c, j, l] * b[c, j, l]
-            for l in range(m):
-                norm2 = beta[l]
-                x0 = b[j, j, l]
+                norm2 = 0.0
+                for c in range(k - j):
+                    xc = x[off + c, s0 + l]
+                    v[j + c, j, l] = xc
+                    norm2 += xc * xc
+                x0 = v[j, j, l]
+                if j == k - 1:
+                    signs[j, l] = 1.0 if x0 >= 0 else -1.0
+                    continue
                 alpha = -np.sqrt(norm2) if x0 >= 0 else np.sqrt(norm2)  # R[j, j]
                 signs[j, l] = 1.0 if alpha > 0 else -1.0
-                b[j, j, l] = x0 - alpha  # column j now holds v = x − alpha e₁
-                vnorm2 = norm2 - x0 * x0 + b[j, j, l] * b[j, j, l]
+                v[j, j, l] = x0 - alpha
+                vnorm2 = norm2 - x0 * x0 + v[j, j, l] * v[j, j, l]
                 if vnorm2 > 0.0:
-                    beta[l] = 2.0 / vnorm2
+                    beta[j, l] = 2.0 / vnorm2
                     det[l] = -det[l]
                 else:
-                    beta[l] = 0.0
-            for r in range(j + 1, k):
-                for l in range(m):
-                    w[r, l] = 0.0
-            for c in range(j, k):
-                for r in range(j + 1, k):
-                    for l in range(m):
-                        w[r, l] += b[c, r, l] * b[c, j, l]
-            for c in range(j, k):
-                for r in range(j + 1, k):
-                    for l in range(m):
-                        b[c, r, l] -= beta[l] * b[c, j, l] * w[r, l]
-        for l in range(m):
-            signs[k - 1, l] = 1.0 if b[k - 1, k - 1, l] >= 0 else -1.0
+                    beta[j, l] = 0.0
+            off += k - j
         for r in range(k):
             for l in range(m):
                 q[r, r, l] = 1.0
-        # Backward accumulation of H_0 ⋯ H_{k−2}, touching only the trailing block.
         for j in range(k - 2, -1, -1):
-            for l in range(m):
-                beta[l] = 0.0
-            for c in range(j, k):
-                for l in range(m):
-                    beta[l] += b[c, j, l] * b[c, j, l]
-            for l in range(m):
-                beta[l] = 2.0 / beta[l] if beta[l] > 0.0 else 0.0
             for r in range(j, k):
                 for l in range(m):
                     w[r, l] = 0.0
             for c in range(j, k):
                 for r in range(j, k):
                     for l in range(m):
-                        w[r, l] += q[c, r, l] * b[c, j, l]
+                        w[r, l] += q[c, r, l] * v[c, j, l]
             for c in range(j, k):
                 for r in range(j, k):
                     for l in range(m):
-                        q[c, r, l] -= beta[l] * b[c, j, l] * w[r, l]
+                        q[c, r, l] -= beta[j, l] * v[c, j, l] * w[r, l]
         for l in range(m):
             d = det[l]
             for r in range(k):
@@ -105,8 +95,8 @@ def _householder_q(z, out, special):
             flip = special and d < 0
             for c in range(k):
                 for r in range(k):
-                    v = q[c, r, l] * signs[r, l]
-                    out[s0 + l, c, r] = -v if (flip and r == 0) else v
+                    val = q[c, r, l] * signs[r, l]
+                    out[s0 + l, c, r] = -val if (flip and r == 0) else val
 
 
 def haar_orthogonal(k, size=None, rng=None, special: bool = False) -> np.ndarray:
@@ -132,15 +122,15 @@ def haar_orthogonal(k, size=None, rng=None, special: bool = False) -> np.ndarray
     Notes
     -----
     Mezzadri (2007), Sec. 5: Q diag(sign diag R) from the QR factorisation of a standard
-    Gaussian matrix is Haar on O(k); the kernel factors the transpose of the Gaussian matrix
-    (also i.i.d. Gaussian) for memory-friendly loops. For k = 1 the draws are ±1 with equal probability.
+    Gaussian matrix is Haar on O(k); Stewart (1980) draws the same Q from k(k+1)/2 normals
+    without computing R (module notes). For k = 1 the draws are ±1 with equal probability.
     """
     k = check_int(k, "k", minimum=1)
     if rng is None:
         raise ValueError("rng is required (a numpy.random.Generator or an integer seed)")
     gen = check_rng(rng)
     n = 1 if size is None else check_int(size, "size", minimum=0)
-    z = gen.standard_normal((k, k, n))
+    x = gen.standard_normal((k * (k + 1) // 2, n))
     out = np.empty((n, k, k))
-    _householder_q(z, out, bool(special))
+    _householder_q(x, out, bool(special))
     return out[0] if size is None else out
