@@ -32,11 +32,13 @@ Groups here
 
 from __future__ import annotations
 
+import itertools
 import math
 from abc import ABC, abstractmethod
 
 import numpy as np
 from numba import njit
+from scipy.linalg import solve_triangular
 from scipy.special import gammaln, logsumexp
 
 from symcheck._checks import as_finite_array, check_int, check_positive_definite, check_rng
@@ -119,8 +121,6 @@ def gaussian_logpdf(z, mean, var):
     batch = z.shape[: z.ndim - ev]
     d = (z - mean).reshape(-1, n)
     chol = np.linalg.cholesky(var)
-    from scipy.linalg import solve_triangular
-
     y = solve_triangular(chol, d.T, lower=True)
     quad = np.sum(y * y, axis=0)
     logdet = 2.0 * np.sum(np.log(np.diag(chol)))
@@ -684,8 +684,6 @@ class MLPPermutation(Group):
 
     def elements(self, max_elements: int = MAX_ENUMERATE):
         """All Π d_l! elements (identity first); ValueError when there are more than ``max_elements``."""
-        import itertools
-
         max_elements = check_int(max_elements, "max_elements", minimum=1)
         if self.log_order() > math.log(max_elements) + 1e-9:
             raise ValueError(
