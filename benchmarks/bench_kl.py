@@ -53,11 +53,11 @@ class GaussianKL:
 
 
 class MatrixNormalKL:
-    params = [(30, 30), (10, 60)]
+    params = ["30x30", "10x60"]  # strings: a list of tuples would read as two parameter axes
     param_names = ["n_p"]
 
     def setup(self, n_p):
-        n, p = n_p
+        n, p = map(int, n_p.split("x"))
         rng = np.random.default_rng(1)
         self.args = (rng.normal(size=(n, p)), random_spd(rng, n, 100.0), random_spd(rng, p, 100.0),
                      rng.normal(size=(n, p)), random_spd(rng, n, 100.0), random_spd(rng, p, 100.0))
