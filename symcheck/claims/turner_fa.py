@@ -31,8 +31,7 @@ from dataclasses import replace
 import numpy as np
 from scipy import optimize, stats
 
-from symcheck.claims import Claim, Evidence, register
-from symcheck.claims.turner_lds import brent_argmax_tolerance, erratum_from_rows, evidence_from_rows
+from symcheck.claims import Claim, Evidence, brent_argmax_tolerance, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import fit_factored_gaussian_numerically, optimal_factored_gaussian
 from symcheck.models import turner_fa as fa
 

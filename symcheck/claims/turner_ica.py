@@ -22,8 +22,7 @@ import mpmath
 import numpy as np
 from scipy import integrate, special, stats
 
-from symcheck.claims import Claim, Evidence, register
-from symcheck.claims.turner_lds import erratum_from_rows, evidence_from_rows
+from symcheck.claims import Claim, Evidence, erratum_from_rows, evidence_from_rows, register
 from symcheck.models import turner_ica as ica
 
 EPS = np.finfo(float).eps

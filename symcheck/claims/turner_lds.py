@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 from scipy import optimize
 
-from symcheck.claims import Claim, Evidence, register
+from symcheck.claims import Claim, Evidence, brent_argmax_tolerance, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, optimal_factored_gaussian
 from symcheck.models import turner_lds as lds
 
@@ -33,60 +33,6 @@ SOURCE = "Turner, Berkes & Sahani, Sec. 3.1"
 
 #: Fig. 2 of the paper: λ = 0.9, σ_x² = 1 − λ² = 0.19, σ_y² = 0.43.
 FIG2 = (0.9, 0.19, 0.43)
-
-
-# ---------------------------------------------------------------------------------------
-# evidence helpers shared by the Turner claim modules
-# ---------------------------------------------------------------------------------------
-
-
-def evidence_from_rows(rows, what: str, params=None) -> Evidence:
-    """Evidence for a verify claim from rows ``(label, value, reference, tolerance)``.
-
-    Holds when every ``|value − reference| ≤ tolerance``; reports the row with the largest
-    ratio of error to tolerance.
-    """
-    ratios = [abs(v - r) / t for _, v, r, t in rows]
-    i = int(np.argmax(ratios))
-    label, v, r, t = rows[i]
-    detail = f"{what}; worst case {label}: value {v!r}, independent {r!r}, |diff|/tol = {ratios[i]:.3g} over {len(rows)} cases"
-    return Evidence(printed=float(v), independent=float(r), tolerance=float(t), holds=bool(max(ratios) <= 1.0),
-                    detail=detail, params=dict(params or {}, cases=[row[0] for row in rows]))
-
-
-def erratum_from_rows(rows, what: str, params=None) -> Evidence:
-    """Evidence for an erratum from rows ``(label, printed, corrected, reference, tolerance)``.
-
-    Holds when the printed form misses the reference by more than the tolerance in every
-    case and the corrected form is within it in every case. Reports the case where the
-    corrected form is closest to failing.
-    """
-    printed_fails = all(abs(p - r) > t for _, p, _, r, t in rows)
-    corrected_ratios = [abs(c - r) / t for _, _, c, r, t in rows]
-    i = int(np.argmax(corrected_ratios))
-    label, p, c, r, t = rows[i]
-    pr = min(abs(row[1] - row[3]) / row[4] for row in rows)
-    detail = (f"{what}; worst case {label}: printed {p!r}, corrected {c!r}, independent {r!r}; "
-              f"smallest printed |diff|/tol = {pr:.3g}, largest corrected |diff|/tol = {corrected_ratios[i]:.3g} "
-              f"over {len(rows)} cases")
-    return Evidence(printed=float(p), corrected=float(c), independent=float(r), tolerance=float(t),
-                    holds=bool(printed_fails and max(corrected_ratios) <= 1.0), detail=detail,
-                    params=dict(params or {}, cases=[row[0] for row in rows]))
-
-
-def brent_argmax_tolerance(f, x, xatol: float, rel_noise: float = EPS, h: float = 1e-4) -> float:
-    """Accuracy of a maximiser ``x`` of ``f`` found by scipy's bounded Brent with ``xatol``.
-
-    Two arguments whose values differ by less than the evaluation noise ``rel_noise·|f|``
-    cannot be ordered, and ``f(x+δ) − f(x) ≈ ½ f''δ²``, so the argmax is known only to
-    ``sqrt(2·rel_noise·|f| / |f''|)`` (``f''`` by a central difference with step ``h``);
-    Brent itself stops within ``2(sqrt(eps)|x| + xatol/3)``. Returns four times the sum of
-    the two (a factor 2 for each estimate).
-    """
-    f0 = f(x)
-    curv = abs(f(x + h) - 2 * f0 + f(x - h)) / h**2
-    flat = np.sqrt(2 * rel_noise * max(abs(f0), 1.0) / max(curv, EPS))
-    return 4 * (flat + 2 * (np.sqrt(EPS) * abs(x) + xatol / 3))
 
 
 def _cases(rng):
