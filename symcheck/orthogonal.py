@@ -53,6 +53,7 @@ import numpy as np
 from scipy import special
 
 from symcheck._checks import as_finite_array, check_choice, check_int, check_positive_float, check_rng
+from symcheck._mc import log_mean_exp_se, mean_se
 from symcheck.groups import Group, gaussian_logpdf
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import log_hyp0f1
@@ -373,11 +374,7 @@ def orthogonal_logpdf_mc(X, mean, var, n_samples, rng):
         for i in range(flat.shape[0]):
             logw[i, done:done + m] = _log_weights_mc(flat[i], M, V, t)
         done += m
-    top = logw.max(axis=1, keepdims=True)
-    w = np.exp(logw - top)
-    mean_w = w.mean(axis=1)
-    se = w.std(axis=1, ddof=1) / math.sqrt(n) / mean_w
-    est = top[:, 0] + np.log(mean_w)
+    est, se = log_mean_exp_se(logw, axis=1)
     return est.reshape(X.shape[:-2]), se.reshape(X.shape[:-2])
 
 
@@ -445,5 +442,5 @@ def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "au
     n = check_int(n_samples, "n_samples", minimum=2)
     gen = check_rng(rng)
     X = M + math.sqrt(c) * gen.standard_normal((n,) + M.shape)
-    r = moore_r(X, M, c, form=form, method=method, **options)
-    return float(r.mean()), float(r.std(ddof=1) / math.sqrt(n))
+    kl, se = mean_se(moore_r(X, M, c, form=form, method=method, **options))
+    return float(kl), float(se)

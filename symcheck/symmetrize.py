@@ -20,6 +20,7 @@ from scipy import integrate
 from scipy.special import expit, gammaln, log_expit, logsumexp
 
 from symcheck._checks import as_finite_array, check_int, check_positive_float, check_rng
+from symcheck._mc import mean_se
 from symcheck.groups import Group, gaussian_logpdf
 
 __all__ = [
@@ -123,9 +124,9 @@ def symmetrized_logpdf(z, mean, var, group):
 
 
 def _mc_mean(values):
-    values = np.asarray(values, dtype=np.float64)
-    n = values.size
-    return float(np.mean(values)), float(np.std(values, ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+    """Mean and standard error of a flat sample (callers draw n_samples >= 2)."""
+    mean, se = mean_se(np.ravel(values))
+    return float(mean), float(se)
 
 
 def symmetrization_gap(mean, var, group, rng=None, n_samples: int = 4096):

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from symcheck._mc import log_mean_exp_se
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1.asymptotic import log_vol_so
 
@@ -159,9 +160,5 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
         t = haar_orthogonal(k, m, rng)
         _log_weights(flat, t, logw, done)
         done += m
-    top = logw.max(axis=1, keepdims=True)
-    w = np.exp(logw - top)
-    mean = w.mean(axis=1)
-    se_rel = w.std(axis=1, ddof=1) / np.sqrt(n_samples) / mean
-    est = top[:, 0] + np.log(mean)
+    est, se_rel = log_mean_exp_se(logw, axis=1)
     return est.reshape(sig.shape[:-1]), se_rel.reshape(sig.shape[:-1])
