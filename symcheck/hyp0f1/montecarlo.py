@@ -29,7 +29,9 @@ weighted by the Haar density in exponential coordinates,
 
 (±iφₐ the eigenvalues of Θ; Vol SO(k) as in :mod:`symcheck.hyp0f1.asymptotic`). The
 estimator is unbiased for every σ (the proposal covers the domain) and its relative
-variance shrinks like 1/σ as σ grows, which is where the Haar proposal fails.
+variance shrinks like 1/σ as σ grows, which is where the Haar proposal fails. For small σ
+and large k most draws leave the injectivity domain (rotation angles ≥ π); if none stays
+inside, a ValueError says to use the Haar proposal.
 """
 
 from __future__ import annotations
@@ -115,6 +117,9 @@ def _log_hyp0f1_saddle(flat: np.ndarray, k: int, n: int, rng: np.random.Generato
         flip[-1] = -flip[-1]
         parts = [_saddle_coset(x, k, n, rng) for x in (srt, flip)]
         top = max(c + np.max(lw) for c, lw in parts)
+        if not np.isfinite(top):
+            raise ValueError("sigma: saddle-point importance sampling drew no point inside the domain of the "
+                             "exponential map; use proposal='haar' (small sigma) or more samples")
         means, variances = [], []
         for c, lw in parts:
             w = np.exp(lw + c - top)
