@@ -193,6 +193,11 @@ def test_mc_saddle_proposal(rng):
         log_hyp0f1_mc([1.0, 2.0], 2, 10, rng, proposal="uniform")
 
 
+def test_asymptotic_refuses_two_zero_singular_values():
+    with pytest.raises(ValueError, match="asymptotic expansion is undefined"):
+        log_hyp0f1([3.0, 0.0, 0.0], 3, method="asymptotic")
+
+
 def test_mc_bad_input():
     with pytest.raises(ValueError, match="n_samples"):
         log_hyp0f1_mc([1.0, 2.0], 2, 1, 0)

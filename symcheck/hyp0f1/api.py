@@ -103,7 +103,12 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
     if method == "asymptotic":
         opts = _take(options, {"order": 1}, method)
         check_choice(opts["order"], "order", (0, 1))
-        return asymptotic.log_hyp0f1_asymptotic(sig, k, order=opts["order"])
+        with np.errstate(invalid="ignore"):
+            out = asymptotic.log_hyp0f1_asymptotic(sig, k, order=opts["order"])
+        if not np.all(np.isfinite(out)):
+            raise ValueError("sigma: the asymptotic expansion is undefined where two singular values are 0 "
+                             "(a pair sum sigma_i + sigma_j vanishes); use method='auto'")
+        return out
     _take(options, {}, method)
     return _auto(sig, k)
 
