@@ -116,6 +116,8 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ctx = ReportContext(out_dir=out, seed=seed, quick=quick)
+    # stamp before anything is written, so the report's own files do not mark the tree dirty
+    prov = provenance(seed)
     t0 = time.perf_counter()
     if claims:
         for claim in all_claims():
@@ -129,7 +131,6 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
             continue
         log(f"section {name} ...")
         parts.append(f"## {mod.TITLE}\n\n{mod.render(ctx).rstrip()}\n")
-    prov = provenance(seed)
     prov["seconds"] = round(time.perf_counter() - t0, 1)
     (out / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
     lines = [
