@@ -329,7 +329,7 @@ def _check_eq1(rng):
         tol = _kl_tol(Sigma, dense)
         rows.append((label, pr, co, dense, tol, 0.5 * np.linalg.slogdet(Sigma)[1], Sigma.shape[0]))
     holds = all(abs(p - d) > t for _, p, _, d, t, _, _ in rows) and all(abs(c - d) <= t for _, _, c, d, t, _, _ in rows)
-    label, pr, co, dense, tol, half_ld, K = rows[0]
+    label, pr, co, dense, tol = rows[0][:5]
     return Evidence(printed=pr, corrected=co, independent=dense, tolerance=tol, holds=holds,
                     detail=(f"case '{label}': printed {pr:.12g}, corrected {co:.12g}, dense KL {dense:.12g}; "
                             "printed − dense = −log det Σ + K/2 on every case: "

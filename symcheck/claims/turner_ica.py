@@ -232,7 +232,7 @@ def _gauss_hermite(mu, Sigma, n=5):
 def _check_eq63(rng):
     rows = []
     for label, (s2, sy2, y) in _cases(rng):
-        q, mu0, S0 = _random_q(rng, s2, sy2, y)
+        q = _random_q(rng, s2, sy2, y)[0]
         Es = np.array([q[1].sum(), q[:, 1].sum()])
         Sig, mu = ica.eq63_q_x(Es, y, s2, sy2)
         # independent: ⟨log p(x, s, y)⟩_{q(s)} (direct densities, enumerated) is exactly quadratic in x;
