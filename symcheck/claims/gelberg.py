@@ -1,5 +1,6 @@
-"""Claims of Gelberg et al., *Permutation Invariant Posteriors for BNNs*: Eq. (4), Thm. 3.1, Thm. 4.1,
-Cor. 4.2, Thm. 4.3 (the InfoNCE entropy bound H^K), Sec. 4 estimators, App. E.
+"""Claims of Gelberg et al., *Permutation Invariant Posteriors for BNNs*: Eq. (4), Thm. 4.1,
+Cor. 4.2, Thm. 4.3 (the InfoNCE entropy bound H^K), Sec. 4 estimators, App. E (Sec. 3 and
+Thm. 3.1 are in :mod:`symcheck.claims.gelberg_modes`).
 
 Independent routes: exact expectations of H^K for the sign-flip group (binomial sum +
 1-D quadrature), brute-force enumeration over all K-tuples of group elements, the evidence
@@ -14,7 +15,7 @@ import math
 
 import numpy as np
 from scipy import integrate
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
 from symcheck.claims import Claim, Evidence, register, z_for_alpha
 from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
@@ -341,73 +342,6 @@ register(Claim(
     printed_form=r"I(x;y) = E_{p(x,y)}\left(\frac{p(x|y)}{p(x)}\right)",
     corrected_form=r"I(x;y) = E_{p(x,y)}\left(\log\frac{p(x|y)}{p(x)}\right)",
     check=_check_eq17,
-))
-
-
-# ----- Thm. 3.1 / App. B ------------------------------------------------------------------
-
-
-def _radius_printed(di, do, dh):
-    return 2 * (di + do + 1 + 1 / dh) / math.log(dh / 2)
-
-
-def _radius_corrected(di, do, dh):
-    return 4 * (di + do + 1 + do / dh) / math.log(dh / 2)
-
-
-def _two_r(di, do, dh):
-    """2R/‖ω‖ = 2D/log|G| of the App. B proof (exact, via log Γ)."""
-    D = di * dh + dh + dh * do + do
-    return 2 * D / float(gammaln(dh + 1))
-
-
-def _check_eq11(rng):
-    grid = [(di, do, dh) for di in range(1, 6) for do in range(1, 6) for dh in range(3, 201)]
-    worst_printed = max(grid, key=lambda t: _two_r(*t) / _radius_printed(*t))
-    ratio_printed = _two_r(*worst_printed) / _radius_printed(*worst_printed)
-    ratio_corr = max(_two_r(*t) / _radius_corrected(*t) for t in grid)
-    eps = 64 * np.finfo(float).eps
-    holds = ratio_printed > 1 + eps and ratio_corr <= 1 + eps
-    di, do, dh = worst_printed
-    return Evidence(printed=_radius_printed(*worst_printed), independent=_two_r(*worst_printed),
-                    corrected=_radius_corrected(*worst_printed), tolerance=eps, holds=bool(holds),
-                    detail=f"2R/‖ω‖ = 2D/log(d_h!) exceeds the printed expression by a factor up to {ratio_printed:.3f} "
-                           f"(at d_i={di}, d_o={do}, d_h={dh}); the corrected bound dominates 2R on the whole grid "
-                           f"d_i, d_o ≤ 5, 3 ≤ d_h ≤ 200 (max ratio {ratio_corr:.3f})")
-
-
-register(Claim(
-    id="gelberg.eq11.radius",
-    source="Gelberg et al., App. B, Eq. (11)",
-    statement="With R = D‖ω‖/log|G| and log(d_h!) ≥ (d_h/2)log(d_h/2), 2R is bounded by 4(d_i+d_o+1+d_o/d_h)‖ω‖/log(d_h/2).",
-    kind="erratum",
-    printed_form=r"2R = \frac{2(d_i+d_o+1+1/d_h)}{\log(d_h/2)}\|\omega\|_2",
-    corrected_form=r"2R \le \frac{4(d_i+d_o+1+d_o/d_h)}{\log(d_h/2)}\|\omega\|_2",
-    check=_check_eq11,
-))
-
-
-def _check_thm31_bruteforce(rng):
-    # min over all non-trivial g of ‖ω − g·ω‖ (enumerated) ≤ 2R = 2D‖ω‖/log|G| (App. B),
-    # for random and for spread-out ω (units on a simplex-like configuration)
-    worst = -math.inf
-    for dh in (3, 4, 5, 6):
-        G = MLPPermutation([2, dh, 1])
-        els = G.elements()[1:]
-        for trial in range(20):
-            w = rng.normal(size=G.dim) * (rng.uniform(0.1, 3, size=G.dim) if trial % 2 else 1.0)
-            dmin = float(np.min(np.linalg.norm(G.act(els, w) - w, axis=1)))
-            bound = _two_r(2, 1, dh) * float(np.linalg.norm(w))
-            worst = max(worst, dmin / bound)
-    return Evidence(printed=worst, independent=1.0, tolerance=0.0, holds=worst <= 1.0,
-                    detail=f"max over d_h = 3..6 (d_i = 2, d_o = 1) and 80 ω of min_g ‖ω − g·ω‖ / 2R = {worst:.4f}")
-
-
-register(Claim(
-    id="gelberg.thm31.bruteforce",
-    source="Gelberg et al., Thm. 3.1 (App. B)",
-    statement="Some non-trivial hidden-unit permutation moves ω by at most 2R = 2D‖ω‖/log|G| (enumeration over G).",
-    check=_check_thm31_bruteforce,
 ))
 
 

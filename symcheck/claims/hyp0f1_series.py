@@ -9,6 +9,7 @@ bound or a stated float64 / quadrature error estimate.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -16,13 +17,17 @@ import numpy as np
 
 from symcheck.claims import Claim, Evidence, register
 from symcheck.hyp0f1 import closed_form, series
-from symcheck.hyp0f1.reference import hyp0f1_reference
+from symcheck.hyp0f1.reference import _count_partitions, hyp0f1_reference, reference_degree
 
 #: Unit roundoff of float64.
 U = np.finfo(float).eps / 2
 #: Digits of the reference in the checks (its error, ~1e-20, is negligible against float64).
 DPS = 20
 _KE = "Koev & Edelman (2006), Math. Comp. 75, §4"
+#: Cost cap of the mpmath reference in the closed-form check: partitions (≤ k parts, size ≤ the
+#: degree it needs at dps = DPS). Its own limit, MAX_PARTITIONS = 40 000, takes minutes near the
+#: end; 6000 partitions take about a second (k = 12: Σσ ≤ 6.9; k = 5: Σσ ≤ 12).
+REFERENCE_PARTITIONS = 6000
 
 
 def _ref_log(sig, k) -> mpmath.mpf:
@@ -101,20 +106,45 @@ register(Claim(
 ))
 
 
-def _closed_form_cases(rng):
+def _largest_sum(feasible) -> float:
+    """Largest s = Σσ in [0, 60] (to 1e-3) with ``feasible(s)`` (a predicate monotone in s)."""
+    lo, hi = 0.0, 60.0
+    while hi - lo > 1e-3:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
+    return lo
+
+
+@functools.lru_cache(maxsize=None)
+def series_sum_limit(k: int) -> float:
+    """Largest Σσ the float64 series evaluates at rtol = 1e-14 (degree ≤ its largest feasible degree)."""
+    row = lambda s: np.array([[s] + [0.0] * (k - 1)])  # noqa: E731 — the degree depends on Σσ only
+    return _largest_sum(lambda s: series.series_degree_needed(row(s), k, 1e-14)[0] <= series.max_feasible_degree(k))
+
+
+@functools.lru_cache(maxsize=None)
+def reference_sum_limit(k: int) -> float:
+    """Largest Σσ the mpmath reference evaluates at dps = DPS within REFERENCE_PARTITIONS partitions."""
+    return _largest_sum(lambda s: _count_partitions(k, reference_degree(s, DPS)) <= REFERENCE_PARTITIONS)
+
+
+def _closed_form_cases(rng, sum_limit):
+    """σ rows with a closed form, log-uniform from 1e-3: k = 1, 2 full rank (entries ≤ 15) and rank
+    one in k = 3, 5, 12 (≤ 25), every row's Σσ capped at ``sum_limit(k)``, what the route can evaluate."""
     rows = []
     for k, n in ((1, 4), (2, 6)):
-        rows += [(k, np.exp(rng.uniform(math.log(1e-3), math.log(15.0), (n, k))))]
+        hi = min(15.0, sum_limit(k) / k)
+        rows += [(k, np.exp(rng.uniform(math.log(1e-3), math.log(hi), (n, k))))]
     for k in (3, 5, 12):
         sig = np.zeros((4, k))
-        sig[:, 0] = np.exp(rng.uniform(math.log(1e-3), math.log(25.0), 4))
+        sig[:, 0] = np.exp(rng.uniform(math.log(1e-3), math.log(min(25.0, sum_limit(k))), 4))
         rows.append((k, sig))
     return rows
 
 
 def _check_series_closed_forms(rng):
     ok, worst = True, None
-    for k, sig in _closed_form_cases(rng):
+    for k, sig in _closed_form_cases(rng, series_sum_limit):
         val, bound = series.log_hyp0f1_series(sig, k)
         exact = closed_form.log_hyp0f1_exact(sig, k)
         # closed forms: scaled Bessel/cosh to a few ulps, log adds u|log F|: 8u(1 + |log F|)
@@ -135,7 +165,9 @@ register(Claim(
     id="hyp0f1.series.closed-forms",
     source=f"{_KE}; Muirhead (1982), Thm. 7.4.1",
     statement=("The zonal series reproduces the closed forms (k = 1: cosh σ; k = 2: ½[I₀(σ₁+σ₂)+I₀(σ₁−σ₂)]; "
-               "rank one: Γ(k/2)(s/2)^{1−k/2} I_{k/2−1}(s)) within its error bound plus float64 rounding."),
+               "rank one: Γ(k/2)(s/2)^{1−k/2} I_{k/2−1}(s)) within its error bound plus float64 rounding, for σ "
+               "log-uniform from 1e-3 up to 15 per entry (k ≤ 2) or 25 (rank one in k = 3, 5, 12), capped at the "
+               "largest Σσ the series evaluates (k = 5: 23.2, k = 12: 16.3)."),
     check=_check_series_closed_forms,
 ))
 
@@ -155,7 +187,7 @@ def _mp_closed_form(sig, k):
 def _check_reference_closed_forms(rng):
     ok, worst = True, None
     tol = 10.0 ** (-(DPS - 2))
-    for k, sig in _closed_form_cases(rng):
+    for k, sig in _closed_form_cases(rng, reference_sum_limit):
         for row in sig:
             with mpmath.workdps(DPS + 10):
                 ref = hyp0f1_reference(row, k, dps=DPS)
@@ -176,7 +208,9 @@ register(Claim(
     id="hyp0f1.series.reference-closed-forms",
     source="Muirhead (1982), Thm. 7.4.1 and §7.5 (PDE system of ₀F₁)",
     statement=("The mpmath reference (PDE-recursion for the monomial coefficients) matches the closed forms "
-               "for k = 1, 2 and rank one to dps − 2 digits."),
+               "for k = 1, 2 and rank one to dps − 2 digits, for σ log-uniform from 1e-3 up to 15 per entry (k ≤ 2) "
+               "or 25 (rank one), capped where the reference needs more than 6000 partitions (k = 3: Σσ ≤ 27.7, "
+               "k = 5: 10.6, k = 12: 6.5)."),
     check=_check_reference_closed_forms,
 ))
 
