@@ -18,14 +18,12 @@ printed form) and compared with a brute-force route:
 
 Tolerances
 ----------
-KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (see :func:`_kl_tol`).
-Minimisers: if x_ref is the minimiser of f, quadratic growth gives, near x_ref,
-f(x) − f(x_ref) ≥ ½ dxᵀHdx ≥ ½ λ_min(S_b) |dx_b|² for every block b of coordinates, with
-S_b the Schur complement of the Hessian H onto b. A numerical minimiser x_num must then
-lie within r_b = sqrt(4 (|f(x_num) − f(x_ref)| + tol_f) / λ_min(S_b)) of x_ref (the factor
-4 instead of 2 leaves room for the finite-difference error of H and the cubic term).
-H is taken by central differences of f itself, so the tolerance uses no formula under
-test. A minimiser claim holds when x_num lies within r_b and f(x_ref) ≤ f(x_num) + tol_f.
+KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (:func:`symcheck.claims.gaussian_kl_tolerance`).
+Minimisers: a numerical minimiser x_num lies within r_b of the true minimiser in each block b
+of coordinates, with r_b from the gradient and Hessian of the objective at x_num itself
+(:func:`symcheck.claims.minimiser_radius`: central differences, no formula under test and no
+reference point). A minimiser claim holds when the printed point lies within r_b of x_num and
+its objective is not above f(x_num) by more than the rounding of f.
 """
 
 from __future__ import annotations
@@ -33,8 +31,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from symcheck.claims import FALSE_FAILURE_ALPHA, Claim, Evidence, register, z_for_alpha
-from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, random_spd
+from symcheck.claims import (
+    FALSE_FAILURE_ALPHA,
+    Claim,
+    Evidence,
+    gaussian_kl_tolerance,
+    minimiser_radius,
+    numerical_mean_field,
+    register,
+    z_for_alpha,
+)
+from symcheck.kl import kl_gaussian, random_spd
 from symcheck.models.turner_compact import (
     ar1_joint_covariance,
     ar1_joint_precision,
@@ -157,64 +164,19 @@ def turner_eq18_limits() -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------------------
 
 
-def _hessian_fd(f, x, h):
-    """Hessian of f at x by central differences with steps h (array or scalar)."""
-    x = np.asarray(x, dtype=float)
-    h = np.broadcast_to(np.asarray(h, dtype=float), x.shape)
-    n = x.size
-    H = np.empty((n, n))
-    for i in range(n):
-        for j in range(i, n):
-            ei = np.zeros(n)
-            ej = np.zeros(n)
-            ei[i], ej[j] = h[i], h[j]
-            H[i, j] = H[j, i] = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (
-                4 * h[i] * h[j])
-    return H
-
-
-def _argmin_radii(f, x_ref, f_num, tol_f, h, blocks):
-    """Radius within which a numerical minimiser must lie, per coordinate block (module Notes)."""
-    H = _hessian_fd(f, x_ref, h)
-    excess = abs(f_num - f(x_ref)) + tol_f
-    radii = []
-    for b in blocks:
-        rest = np.setdiff1d(np.arange(len(x_ref)), b)
-        S = H[np.ix_(b, b)]
-        if rest.size:
-            S = S - H[np.ix_(b, rest)] @ np.linalg.solve(H[np.ix_(rest, rest)], H[np.ix_(rest, b)])
-        mu = np.linalg.eigvalsh(0.5 * (S + S.T))[0]
-        radii.append(np.inf if mu <= 0 else float(np.sqrt(4 * excess / mu)))
-    return radii
-
-
-def _kl_tol(cov, value):
-    """Float64 error bound of a dense Gaussian KL against ``cov`` (module Notes)."""
-    K = cov.shape[0]
-    scale = 2 * K + abs(value) + abs(np.linalg.slogdet(cov)[1])
-    return 64 * K * EPS * np.linalg.cond(cov) * scale
-
-
 def _mean_field_fit(rng, mean, cov, ref_mean, ref_var):
-    """Numerical mean-field optimum from a random start, with the radii around (ref_mean, ref_var).
+    """Numerical mean-field optimum from a random start, its radii, and the objective at (ref_mean, ref_var).
 
-    Returns (num_mean, num_var, r_mean, r_logvar, f_num, f_ref, tol_f).
+    Returns (num_mean, num_var, r_mean, r_logvar, f_num, f_ref, tol_f); the radii bound the
+    distance of the numerical optimum to the true one (NaN if not resolved: every comparison
+    with them then fails) and do not depend on the reference.
     """
     K = mean.size
     x0 = np.concatenate([mean + rng.normal(size=K) * np.sqrt(np.diag(cov)),
                          np.log(np.diag(cov)) + rng.normal(scale=0.5, size=K)])
-    m_num, v_num, f_num = fit_factored_gaussian_numerically(mean, cov, x0=x0)
-
-    def f(x):
-        return kl_gaussian(x[:K], np.exp(x[K:]), mean, cov)
-
-    x_ref = np.concatenate([ref_mean, np.log(ref_var)])
-    f_ref = f(x_ref)
-    tol_f = _kl_tol(cov, f_ref)
-    # steps: 1e-4 of each coordinate's natural scale (sd for means, 1 for log-variances)
-    h = 1e-4 * np.concatenate([np.sqrt(ref_var), np.ones(K)])
-    r_m, r_s = _argmin_radii(f, x_ref, f_num, tol_f, h, [np.arange(K), np.arange(K, 2 * K)])
-    return m_num, v_num, r_m, r_s, f_num, f_ref, tol_f
+    fit = numerical_mean_field(mean, cov, x0=x0)
+    f_ref = kl_gaussian(ref_mean, ref_var, mean, cov)
+    return fit["means"], fit["variances"], fit["r_mean"], fit["r_logvar"], fit["kl"], f_ref, fit["tol_f"]
 
 
 def _optimum_rows(rng, cases, printed, corrected=None):
@@ -298,10 +260,12 @@ def _eq17_solution(delta):
     return optimize.brentq(g, lo, 1.0, xtol=1e-15, rtol=4 * EPS)
 
 
-def _binary_radius(delta, rho_ref, f_num):
+def _binary_radius(delta, rho_num):
+    """Distance of the numerical minimiser ``rho_num`` of the KL (16) from the true one (module Notes)."""
+    rho_num = np.asarray(rho_num, dtype=float)
     f = lambda r: binary_chain_factored_kl(r, delta)  # noqa: E731
-    h = 1e-3 * min(rho_ref, 1.0 - rho_ref)
-    return _argmin_radii(f, np.array([rho_ref, rho_ref]), f_num, _binary_tol(delta), h, [np.arange(2)])[0]
+    scale = np.minimum(rho_num, 1.0 - rho_num) / 5  # steps of up to 4·scale stay inside (0, 1)
+    return minimiser_radius(f, rho_num, _binary_tol(delta), scale)[0]
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,7 +290,7 @@ def _check_eq1(rng):
         pr = turner_eq1_kl(s2, Sigma, Sx)
         co = turner_eq1_kl_corrected(s2, Sigma, Sx)
         dense = kl_gaussian(m, s2, mu, Sigma)
-        tol = _kl_tol(Sigma, dense)
+        tol = gaussian_kl_tolerance(Sigma, dense)
         rows.append((label, pr, co, dense, tol, 0.5 * np.linalg.slogdet(Sigma)[1], Sigma.shape[0]))
     holds = all(abs(p - d) > t for _, p, _, d, t, _, _ in rows) and all(abs(c - d) <= t for _, _, c, d, t, _, _ in rows)
     label, pr, co, dense, tol = rows[0][:5]
@@ -747,7 +711,7 @@ def _check_eq17(rng):
         if rho_num[0] < 0.5 and rho_fp != 0.5:  # the mirror branch (x -> 1 − x symmetry)
             rho_fp = 1.0 - rho_fp
         f_fp = binary_chain_factored_kl([rho_fp, rho_fp], d)
-        radius = _binary_radius(d, rho_fp, f_num)
+        radius = _binary_radius(d, rho_num)
         resid = abs(rho_fp - turner_eq17_rhs(rho_fp, d))
         dist = float(np.linalg.norm(rho_num - rho_fp))
         ok = dist <= radius and f_fp <= f_num + _binary_tol(d) and resid <= 8 * EPS
@@ -783,8 +747,7 @@ def _check_eq18(rng):
         r = d / (1 - d)
         hi = r * np.exp(4 * r * np.log(1 / r))
         lo_d, hi_d = 2 * d - d * d, 2 * hi
-        rho_fp = _eq17_solution(d)
-        tol = 2 * _binary_radius(d, rho_fp, f_num)
+        tol = 2 * _binary_radius(d, rho)
         f_half = binary_chain_factored_kl([0.5, 0.5], d)
         rows.append((d, dist, lo_d - tol, hi_d + tol, lo_d - tol <= dist <= hi_d + tol, f_half - f_num))
     holds = all(r[4] and r[5] > _binary_tol(r[0]) for r in rows)
@@ -813,7 +776,7 @@ def _check_threshold(rng):
     # at (½, ½) exceeds the numerical minimum by more than the rounding of the KL.
     d_hi, d_lo = 1.1 * dc, 0.9 * dc
     rho_hi, f_hi = _binary_minimise(d_hi)
-    rad_hi = _binary_radius(d_hi, 0.5, f_hi)
+    rad_hi = _binary_radius(d_hi, rho_hi)
     dist_hi = float(np.linalg.norm(rho_hi - 0.5))
     rho_lo, f_lo = _binary_minimise(d_lo)
     gap_lo = binary_chain_factored_kl([0.5, 0.5], d_lo) - f_lo
