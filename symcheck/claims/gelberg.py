@@ -223,20 +223,21 @@ def _check_cor42(rng):
     model = _bnn()
     G = model.group
     n = 20000
-    # invariant q (equal means and variances in both coordinates): gap is 0 pointwise
-    inv_gap, _ = symmetrization_gap(np.array([0.1, 0.1]), np.array([0.01, 0.01]), G, rng, n)
-    # non-invariant q: gap > 0
+    # non-invariant q: gap > 0 (the evidence)
     gap, se = symmetrization_gap(np.array([0.2, -0.2]), np.array([0.2, 0.2]) ** 2, G, rng, n)
-    ok = abs(inv_gap) <= 64 * np.finfo(float).eps * 10 and gap - Z * se > 0
-    return Evidence(printed=gap, independent=inv_gap, tolerance=Z * se, holds=bool(ok),
-                    detail=f"invariant q: L^G − L = {inv_gap:.3e} (float rounding only); non-invariant q: "
-                           f"L^G − L = {gap:.5f} ± {se:.5f} > 0")
+    # invariant q (equal means and variances in both coordinates): q^G = q pointwise, so the gap is 0
+    # up to rounding — an identity of the construction, reported but not counted as evidence
+    inv_gap, _ = symmetrization_gap(np.array([0.1, 0.1]), np.array([0.01, 0.01]), G, rng, n)
+    return Evidence(printed=gap, independent=0.0, tolerance=Z * se, holds=bool(gap - Z * se > 0),
+                    detail=f"non-invariant q: L^G − L = {gap:.5f} ± {se:.5f} > 0; invariant q: L^G − L = {inv_gap:.3e} "
+                           "(q^G = q identically: by construction, not counted)")
 
 
 register(Claim(
     id="gelberg.cor42.equality-iff-invariant",
     source="Gelberg et al., Cor. 4.2, Eqs. (6)–(7)",
-    statement="L^G_VI ≥ L_VI, with equality iff q is G-invariant.",
+    statement=("L^G_VI ≥ L_VI, strictly for a q that is not G-invariant (equality for invariant q is the identity "
+               "q^G = q)."),
     check=_check_cor42,
 ))
 
@@ -320,18 +321,24 @@ def _check_eq17(rng):
     mu, v = 1.0, 1.0
     G = SignFlip()
     m, var = np.array([mu]), np.array([v])
-    # printed: E[q(ω|g)/q^G(ω)] = E_q[q/q^G] = 1 + χ²
+    lq = lambda x: float(G.symmetrized_logpdf(np.array([[x]]), m, var)[0])  # noqa: E731
+    # printed E[q(ω|g)/q^G(ω)], two routes: 1 + χ²(q‖q^G) (chi2_to_symmetrized), and the expectation
+    # over the joint by direct quadrature, Σ_g ½ ∫ q(g⁻¹ω)²/q^G(ω) dω = ∫ q(ω)²/q^G(ω) dω
     chi2, _ = chi2_to_symmetrized(m, var, G)
     printed = 1.0 + chi2
+    lgauss = lambda x: -0.5 * (x - mu) ** 2 / v - 0.5 * math.log(2 * math.pi * v)  # noqa: E731
+    printed_quad = sum(integrate.quad(lambda x: math.exp(2 * lgauss(x) - lq(x)), a, b, epsabs=1e-14, epsrel=1e-12,
+                                      limit=200)[0] for a, b in ((-np.inf, 0.0), (0.0, mu), (mu, np.inf)))
     corrected, _ = symmetrization_gap(m, var, G)  # E[log q(ω|g)/q^G(ω)]
     # independent: I(g; ω) = H(ω) − H(ω|g) = H(q^G) − H(q), H(q^G) by direct quadrature of −∫ q^G log q^G
-    lq = lambda x: float(G.symmetrized_logpdf(np.array([[x]]), m, var)[0])  # noqa: E731
     indep = _entropy_1d_quad(lq, [-mu, 0.0, mu]) - entropy_gaussian(var)
-    holds = abs(corrected - indep) <= QUAD_TOL and abs(printed - indep) > QUAD_TOL
+    holds = (abs(corrected - indep) <= QUAD_TOL and abs(printed - printed_quad) <= QUAD_TOL
+             and abs(printed - indep) > QUAD_TOL)
     return Evidence(printed=printed, independent=indep, corrected=corrected, tolerance=QUAD_TOL, holds=bool(holds),
-                    detail=f"q = N(1, 1), G = sign flip: printed E[p(x|y)/p(x)] = 1 + χ² = {printed:.10f}; "
-                           f"corrected E[log p(x|y)/p(x)] = {corrected:.10f}; H(q^G) − H(q) by direct quadrature "
-                           f"= {indep:.10f}")
+                    detail=f"q = N(1, 1), G = sign flip: printed E[p(x|y)/p(x)] = 1 + χ² = {printed:.10f}, by quadrature over "
+                           f"the joint {printed_quad:.10f}; corrected E[log p(x|y)/p(x)] = {corrected:.10f}; H(q^G) − H(q) by "
+                           f"direct quadrature = {indep:.10f}. (The printed form cannot hold for any q: E[ratio] = 1 + χ² ≥ 1, "
+                           "while I ≤ log 2 for a two-element group.)")
 
 
 register(Claim(
@@ -368,16 +375,16 @@ def _check_stratified_bound(rng):
             worst = max(worst, m - Z * se)
         else:
             exact_full = float(np.max(np.abs(D)))
-    tol = 64 * 8 * np.finfo(float).eps * float(np.max(np.abs(log_qg)))
-    holds = worst <= 0 and exact_full <= tol
-    return Evidence(printed=worst, independent=0.0, tolerance=tol, holds=bool(holds),
+    return Evidence(printed=worst, independent=0.0, tolerance=0.0, holds=bool(worst <= 0),
                     detail="sign flips of 3 columns (|G| = 8): E[H^K_strat] − H(q^G) (all subsets, MC over ω) = "
-                           + "; ".join(rows) + f"; at K = |G| max |D(ω)| = {exact_full:.2e} (exact)")
+                           + "; ".join(rows) + f"; at K = |G| max |D(ω)| = {exact_full:.2e} (the estimator is then "
+                           "log q^G itself: by construction, not counted)")
 
 
 register(Claim(
     id="gelberg.thm43.stratified-bound",
     source="Variance reduction suggested in Gelberg et al., Sec. 5 (stratified sampling); bound proved here as in App. E",
-    statement="H^K with K−1 distinct non-identity elements (without replacement) is still ≤ H(q^G), and equals it at K = |G|.",
+    statement=("H^K with K−1 distinct non-identity elements (without replacement) is still ≤ H(q^G) (K = 2, 3, 4 of "
+               "|G| = 8; at K = |G| it is H(q^G) by construction)."),
     check=_check_stratified_bound,
 ))

@@ -116,49 +116,66 @@ register(Claim(
 
 
 def _check_bound(rng):
+    # valid bound: max over q* of eq. (5) ≤ log p(r) (quadrature); at least as tight as eq. (2):
+    # eq. (5) and eq. (2) maximised separately, max (5) ≥ max (2) (two optimisations, each
+    # accurate to OPT_TOL_VALUE)
     worst_excess, worst_tight = -math.inf, math.inf
     rows = []
     for r in _R_GRID:
         logp = log_evidence(r)
-        sym, x = _maximise(elbo_symmetrized, r)
-        base = elbo_meanfield(x, r)
+        sym, _ = _maximise(elbo_symmetrized, r)
+        base, _ = _maximise(elbo_meanfield, r)
         worst_excess = max(worst_excess, sym - logp)
         worst_tight = min(worst_tight, sym - base)
-        rows.append(f"r={r}: max eq.(5) {sym:.6f} ≤ log p(r) {logp:.6f}")
-    holds = worst_excess <= OPT_TOL_VALUE and worst_tight >= 0.0
+        rows.append(f"r={r}: max eq.(5) {sym:.6f} ≤ log p(r) {logp:.6f}, max eq.(2) {base:.6f}")
+    holds = worst_excess <= OPT_TOL_VALUE and worst_tight >= -2 * OPT_TOL_VALUE
     return Evidence(printed=worst_excess, independent=0.0, tolerance=OPT_TOL_VALUE, holds=holds,
-                    detail="; ".join(rows) + f"; eq.(5) − eq.(2) at the optimum ≥ {worst_tight:.3e} (KL ≥ 0)")
+                    detail="; ".join(rows) + f"; min over r of max eq.(5) − max eq.(2) = {worst_tight:.3e} "
+                           "(each maximised on its own)")
 
 
 register(Claim(
     id="moore.eq5.bound",
     source="Moore, Sec. 3, eq. (5) and the sentence after it",
-    statement="The symmetrized bound is a valid evidence bound, at least as tight as eq. (2) (maximised over q*, r = uv + ε).",
+    statement=("The symmetrized bound is a valid evidence bound, and its maximum over q* is at least the maximum of "
+               "eq. (2) (each maximised on its own, r = uv + ε)."),
     check=_check_bound,
 ))
 
 
 def _check_kl_modes(rng):
-    # separated: B = 3 column flips, each column mean ≫ sd: KL → 3 log 2 (the log number of modes);
-    # isotropic Gaussian at the origin: KL = 0 (q* already symmetric)
+    # separated: B = 3 column flips, each column mean ≫ sd: KL → 3 log 2 (the log number of modes).
+    # nearly symmetric: per block KL = E[log 2σ(2t)], t ~ N(s, s); Taylor of log(1 + e^{−2t}) and
+    # the normal moments give s/2 − s²/4 + s³/6 + O(s⁴); the comparison with s/2 − s²/4 allows s³
+    # per block (≥ the s³ term and the O(s⁴) rest for s ≤ 0.01) plus the quadrature's 1e-12.
     G = SignFlip((2, 3), blocks="columns")
     var = np.full((2, 3), 0.01)
     sep, _ = symmetrization_gap(np.full((2, 3), 2.0), var, G)
-    zero, _ = symmetrization_gap(np.zeros((2, 3)), np.full((2, 3), 0.5), G)
     # tail bound per block: 0 ≤ log 2 − KL_b ≤ (1+log 2)Φ(−√s) + 2(√s φ(√s) − sΦ(−√s)), s = 800 here
     s = 2 * 2.0**2 / 0.01
     bound = 3 * ((1 + math.log(2)) * ndtr(-math.sqrt(s)) + 2 * (math.sqrt(s) * stats.norm.pdf(math.sqrt(s)) - s * ndtr(-math.sqrt(s))))
     tol = bound + 1e-12
-    holds = abs(sep - 3 * math.log(2)) <= tol and zero == 0.0
+    near = []
+    for s0 in (1e-2, 1e-3):
+        v0 = rng.uniform(0.2, 2.0, size=(2, 3))
+        mean = np.sqrt(s0 / 2 * v0)  # each column: Σ_rows μ²/σ² = s0
+        kl, _ = symmetrization_gap(mean, v0, G)
+        near.append((s0, kl, 3 * (s0 / 2 - s0**2 / 4), 3 * (s0**3 + 1e-12)))
+    # q* already symmetric (M = 0): q̃ = q*, KL = 0 identically — an identity, not evidence
+    zero, _ = symmetrization_gap(np.zeros((2, 3)), np.full((2, 3), 0.5), G)
+    holds = abs(sep - 3 * math.log(2)) <= tol and all(abs(k - e) <= t for _, k, e, t in near)
     return Evidence(printed=sep, independent=3 * math.log(2), tolerance=tol, holds=bool(holds),
-                    detail=f"3 separated column modes: KL = {sep:.15f} vs log 2³ = {3*math.log(2):.15f}; "
-                           f"isotropic q* at 0: KL = {zero}")
+                    detail=f"3 separated column modes: KL = {sep:.15f} vs log 2³ = {3*math.log(2):.15f}; nearly symmetric "
+                           "(s per column): " + ", ".join(f"s={s0:g}: KL {k:.12g} vs 3(s/2 − s²/4) = {e:.12g} (tol {t:.1e})"
+                                                          for s0, k, e, t in near)
+                           + f"; at M = 0, KL = {zero} (q̃ = q* identically: by construction, not counted)")
 
 
 register(Claim(
     id="moore.eq5.kl-log-modes",
     source="Moore, Sec. 3, text after eq. (5)",
-    statement="For well-separated modes KL[q*‖q̃] is the log number of modes; it is 0 when q* is already symmetric.",
+    statement=("For well-separated modes KL[q*‖q̃] is the log number of modes; it vanishes as q* becomes symmetric, like "
+               "s/2 − s²/4 per sign-flip block (s = μᵀΣ⁻¹μ of the block)."),
     check=_check_kl_modes,
 ))
 
