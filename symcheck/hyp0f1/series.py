@@ -133,24 +133,38 @@ def _log_tail_many(s, m, out):
 
 
 @njit(cache=True)
-def _degrees_for_bound(s, log_rtol, out):
-    """out[i] = smallest M >= 0 with _log_tail(s[i], M) <= log_rtol.
+def _degrees_for_bound(s, log_rtol, cap, out):
+    """out[i] = smallest M in [0, cap] with _log_tail(s[i], M) <= log_rtol, or cap + 1 if none is.
 
     The bound is +inf until (2M+3)(2M+4) > s² and decreasing after, so search from there by
-    doubling, then bisection.
+    doubling, then bisection. That start, (√(s² + ¼) − 7/2)/2, is computed in floating point
+    and compared with ``cap`` before any integer is formed, so huge s (up to the float64
+    maximum) neither overflows int64 nor loops: every row takes O(log cap) steps.
     """
     for i in range(s.shape[0]):
-        lo = max(0, int((math.sqrt(s[i] * s[i] + 0.25) - 3.5) / 2.0))
-        while _log_tail(s[i], lo) == np.inf:
+        start = max(0.0, (math.sqrt(s[i] * s[i] + 0.25) - 3.5) / 2.0)
+        if start > cap:
+            out[i] = cap + 1
+            continue
+        lo = int(start)
+        while lo <= cap and _log_tail(s[i], lo) == np.inf:
             lo += 1
+        if lo > cap:
+            out[i] = cap + 1
+            continue
         if _log_tail(s[i], lo) <= log_rtol:
             out[i] = lo
             continue
         step = 1
-        while _log_tail(s[i], lo + step) > log_rtol:
+        while lo + step <= cap and _log_tail(s[i], lo + step) > log_rtol:
             lo += step
             step *= 2
-        hi = lo + step  # ok(hi), not ok(lo)
+        hi = lo + step  # ok(hi), not ok(lo), unless hi passed the cap
+        if hi > cap:
+            if _log_tail(s[i], cap) > log_rtol:
+                out[i] = cap + 1
+                continue
+            hi = cap
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if _log_tail(s[i], mid) <= log_rtol:
@@ -197,11 +211,12 @@ def log_grad_tail_bound(s, degree) -> np.ndarray:
     return np.where(s == 0, -np.inf, out)
 
 
-def _degree_for_bound(s: np.ndarray, rtol: float) -> np.ndarray:
-    """Smallest M >= 0 with log_tail_bound(s, M) <= log(rtol), elementwise (int64)."""
+def _degree_for_bound(s: np.ndarray, rtol: float, cap: int) -> np.ndarray:
+    """Smallest M in [0, cap] with log_tail_bound(s, M) <= log(rtol), elementwise (int64); cap + 1
+    where no degree up to ``cap`` reaches it."""
     s = np.ascontiguousarray(s, dtype=np.float64).reshape(-1)
     out = np.empty(s.shape[0], dtype=np.int64)
-    _degrees_for_bound(s, math.log(rtol), out)
+    _degrees_for_bound(s, math.log(rtol), cap, out)
     return out
 
 
@@ -698,8 +713,9 @@ def series_degree_needed(flat, k, rtol) -> np.ndarray:
     """
     sig, k = as_sigma(flat, k)
     rtol = _check_rtol(rtol)
-    need = _degree_for_bound(sig.reshape(-1, k).sum(axis=1), rtol)
-    return np.where(need > max_feasible_degree(k), UNREACHABLE, need).astype(np.int64)
+    feasible = max_feasible_degree(k)
+    need = _degree_for_bound(sig.reshape(-1, k).sum(axis=1), rtol, feasible)
+    return np.where(need > feasible, UNREACHABLE, need).astype(np.int64)
 
 
 def _evaluate(sig, k, degrees, grad: bool):
@@ -738,17 +754,16 @@ def _error_bound(flat, deg, logval, tab) -> np.ndarray:
 def _checked_degrees(flat, k, rtol, max_degree) -> np.ndarray:
     rtol = _check_rtol(rtol)
     max_degree = check_int(max_degree, "max_degree", minimum=0)
-    need = _degree_for_bound(flat.sum(axis=1), rtol)
-    worst = int(need.max()) if need.size else 0
-    if worst > max_degree:
-        raise ValueError(f"rtol={rtol:g} needs series degree {worst} > max_degree={max_degree} "
-                         f"(largest Σσ = {flat.sum(axis=1).max():.4g}); raise max_degree or rtol, "
-                         "or use method='laplace'")
     feasible = max_feasible_degree(k)
-    if worst > feasible:
-        raise ValueError(f"max_degree: series degree {worst} (for rtol={rtol:g}) exceeds the largest "
-                         f"feasible degree {feasible} for k={k} (partition tables > {MAX_PAIRS} pairs); "
-                         "use method='laplace'")
+    cap = min(max_degree, feasible)
+    total = flat.sum(axis=1)
+    need = _degree_for_bound(total, rtol, cap)
+    if need.size and int(need.max()) > cap:
+        limit = (f"max_degree={max_degree}" if max_degree <= feasible else
+                 f"the largest feasible degree for k={k} (partition tables > {MAX_PAIRS} pairs; "
+                 "a larger max_degree cannot help)")
+        raise ValueError(f"sigma: the largest row sum Σσ = {total.max():.4g} needs a series degree above "
+                         f"{limit} for rtol={rtol:g}; use smaller sigma, a larger rtol, or method='laplace'")
     return need
 
 
