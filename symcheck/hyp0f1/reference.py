@@ -49,35 +49,61 @@ functions of two argument matrices. J. Multivariate Anal. 2, 332–338.
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 import numpy as np
 
 from symcheck._checks import as_sigma, check_int
 
-__all__ = ["MAX_PARTITIONS", "hyp0f1_reference", "reference_degree"]
+__all__ = ["MAX_DEGREE", "MAX_DPS", "MAX_PARTITIONS", "hyp0f1_reference", "reference_degree"]
 
 #: Largest number of partitions (≤ k parts, size ≤ M) the reference accepts.
 MAX_PARTITIONS = 40_000
+#: Largest degree the reference sums (reached first for k = 1 and at most ~1 s there at dps = 50;
+#: k ≥ 2 meets MAX_PARTITIONS first).
+MAX_DEGREE = 2_000
+#: Largest precision accepted, in decimal digits.
+MAX_DPS = 1_000
 #: Guard digits of the coefficient recursion: a base, plus one per this many degrees.
 _GUARD = 15
 _GUARD_PER_DEGREE = 4
 
 
-def reference_degree(s, dps: int) -> int:
-    """Smallest degree M whose tail bound is ≤ 10^(−dps−2) at s = Σσ (module docstring)."""
+def reference_degree(s, dps: int, cap: int | None = None) -> int:
+    """Smallest degree M whose tail bound is ≤ 10^(−dps−2) at s = Σσ (module docstring).
+
+    The bound is infinite while s² ≥ (2M+3)(2M+4) and decreasing in M after that, so the
+    search starts at the first M past that point and doubles, then bisects: O(log M) steps
+    for any s. With ``cap``, returns ``cap + 1`` as soon as M is known to exceed ``cap``.
+    """
     with mpmath.workdps(30):
         s = mpmath.mpf(s)
         if s == 0:
             return 0
         target = -(dps + 2) * mpmath.log(10)
-        m = 0
-        while True:
+
+        def ok(m):
             ratio = s * s / ((2 * m + 3) * (2 * m + 4))
-            if ratio < 1:
-                log_tail = (2 * m + 2) * mpmath.log(s) - mpmath.loggamma(2 * m + 3) - mpmath.log1p(-ratio)
-                if log_tail <= target:
-                    return m
-            m += 1
+            return ratio < 1 and ((2 * m + 2) * mpmath.log(s) - mpmath.loggamma(2 * m + 3)
+                                  - mpmath.log1p(-ratio)) <= target
+
+        # every m below this has s² > (2m+3)(2m+4): an infinite bound
+        lo = max(0, int(mpmath.floor((mpmath.sqrt(s * s + 0.25) - 3.5) / 2)))
+        if cap is not None and lo > cap:
+            return cap + 1
+        if ok(lo):
+            return lo
+        step = 1
+        while not ok(lo + step):  # invariant: not ok(lo)
+            if cap is not None and lo + step > cap:
+                return cap + 1
+            lo, step = lo + step, 2 * step
+        hi = lo + step  # ok(hi), not ok(lo)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        return hi if cap is None or hi <= cap else cap + 1
 
 
 def _partitions(m: int, k: int, largest: int | None = None):
@@ -101,6 +127,16 @@ def _count_partitions(k: int, degree: int) -> int:
         for n in range(part, degree + 1):
             table[n] += table[n - part]
     return sum(table)
+
+
+@functools.lru_cache(maxsize=None)
+def _degree_cap(k: int) -> int:
+    """Largest degree ≤ MAX_DEGREE whose partitions (≤ k parts) number at most MAX_PARTITIONS."""
+    lo, hi = 0, MAX_DEGREE + 1  # invariant: lo within both limits, hi not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _count_partitions(k, mid) <= MAX_PARTITIONS else (lo, mid)
+    return lo
 
 
 def _coefficients(k: int, degree: int, coef: list[dict] | None = None) -> list[dict]:
@@ -135,26 +171,25 @@ def _coefficients(k: int, degree: int, coef: list[dict] | None = None) -> list[d
     return coef
 
 
-def _monomials(x: list, lam: tuple, n: int, memo: dict):
-    """m_λ(x₁, …, x_n) by removing one part (or none, if ℓ(λ) < n) for the variable x_n."""
-    if len(lam) > n:
-        return mpmath.mpf(0)
-    if not lam:
-        return mpmath.mpf(1)
-    key = (lam, n)
-    if key in memo:
-        return memo[key]
-    total = mpmath.mpf(0)
-    if len(lam) < n:
-        total += _monomials(x, lam, n - 1, memo)
-    seen = set()
-    for idx, v in enumerate(lam):
-        if v in seen:
+def _monomials(x: list, parts) -> dict:
+    """m_λ(x₁, …, x_k) for every λ of ``parts`` (a set closed under removing a part), as a dict.
+
+    One variable at a time, without recursion (so any k works): with m_λ of no variables
+    equal to [λ = ∅], m_λ(x₁..x_n) = m_λ(x₁..x_{n−1}) + Σ_{distinct parts v of λ} x_n^v m_{λ∖v}(x₁..x_{n−1}),
+    a sum of non-negative terms. A variable x_n = 0 adds nothing and is skipped.
+    """
+    table = {lam: mpmath.mpf(0 if lam else 1) for lam in parts}
+    for xn in x:
+        if xn == 0:
             continue
-        seen.add(v)
-        total += x[n - 1] ** v * _monomials(x, lam[:idx] + lam[idx + 1:], n - 1, memo)
-    memo[key] = total
-    return total
+        new = {}
+        for lam, val in table.items():
+            for idx, v in enumerate(lam):
+                if idx == 0 or v != lam[idx - 1]:  # distinct parts (λ is non-increasing)
+                    val += xn ** v * table[lam[:idx] + lam[idx + 1:]]
+            new[lam] = val
+        table = new
+    return table
 
 
 _CACHE: dict = {}
@@ -199,23 +234,24 @@ def hyp0f1_reference(sigma, k, dps: int = 50) -> mpmath.mpf:
     sig, k = as_sigma(sigma, k)
     if sig.ndim != 1:
         raise ValueError(f"sigma must be one vector of shape (k,)=({k},), got shape {sig.shape}")
-    dps = check_int(dps, "dps", minimum=15)
+    dps = check_int(dps, "dps", minimum=15, maximum=MAX_DPS)
     s = float(np.sum(sig))
-    degree = reference_degree(s, dps)
-    n_parts = _count_partitions(k, degree)
-    if n_parts > MAX_PARTITIONS:
-        raise ValueError(f"sigma: Σσ = {s:.4g} needs degree {degree} at dps={dps}, i.e. {n_parts} partitions "
-                         f"with <= {k} parts (> MAX_PARTITIONS={MAX_PARTITIONS}); use smaller sigma or dps")
+    cap = _degree_cap(k)
+    degree = reference_degree(s, dps, cap)
+    if degree > cap:
+        raise ValueError(f"sigma: Σσ = {s:.4g} needs a degree above {cap} at dps={dps}, i.e. more than "
+                         f"MAX_PARTITIONS={MAX_PARTITIONS} partitions with <= {k} parts or more than "
+                         f"MAX_DEGREE={MAX_DEGREE}; use smaller sigma or dps")
     guard = _GUARD + degree // _GUARD_PER_DEGREE
     guard -= guard % 5  # coarse precision steps let calls share cached coefficient tables
     with mpmath.workdps(dps + guard):
         prec = mpmath.mp.prec
         coef = _cached_coefficients(k, degree, prec)
         x = [mpmath.mpf(float(v)) ** 2 / 4 for v in sig]
-        memo: dict = {}
+        mono = _monomials(x, [lam for m in range(degree + 1) for lam in coef[m]])  # coef may extend past degree
         total = mpmath.mpf(0)
         for m in range(degree, -1, -1):  # small terms first
-            for lam, a in coef[m].items():  # coef may extend past degree (cache)
-                total += a * _monomials(x, lam, k, memo)
+            for lam, a in coef[m].items():
+                total += a * mono[lam]
     with mpmath.workdps(dps):
         return +total
