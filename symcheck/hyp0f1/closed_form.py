@@ -25,7 +25,14 @@ rank one (σ = (s, 0, …, 0), any k)
 
 Large arguments use exponentially scaled Bessel functions (``scipy.special.ive``), so
 nothing overflows for any finite σ; small rank-one arguments (s < 2) use the scalar
-power series, where ``ive`` would underflow for large k.
+power series, where ``ive`` would underflow for large k. ``ive`` returns NaN beyond
+s ≈ 1.07e9 (measured, any ν), so from s = 1e8 on, where 4ν² ≤ s, the rank-one case uses
+Hankel's expansion e^{−s} I_ν(s) √(2πs) = Σⱼ (−1)ʲ aⱼ(ν)/sʲ, aⱼ(ν) = Πᵢ₌₁ʲ (4ν² − (2i−1)²)/(j! 8ʲ)
+(DLMF 10.40.1; the exponentially small second part is below 1e-10⁸ there). Its terms
+then fall at least 8-fold each (|aⱼ₊₁/aⱼ|/s ≤ max(4ν², (2j+1)²)/(8(j+1)s) ≤ 1/8 for j ≤ √s/2),
+so it is summed until a term is below eps/8 of the sum. Rank one with s ≥ 1e9 and 4ν² > s
+(k > 63 000) has neither route and raises. The k = 3 integrand is divided by its value at
+the favoured end, so it neither underflows nor overflows for any σ with finite Σσ.
 """
 
 from __future__ import annotations
@@ -39,6 +46,12 @@ _LOG2 = np.log(2.0)
 #: Below this argument the rank-one case sums the scalar series (30 terms reach 1e-17 for s < 2).
 _SMALL_S = 2.0
 _SERIES_TERMS = 30
+#: From this argument on (where 4ν² ≤ s) the rank-one case uses Hankel's expansion.
+_HANKEL_S = 1e8
+#: scipy's ``ive`` returns NaN above about 1.07e9; beyond this, only Hankel's expansion is used.
+_IVE_MAX_S = 1e9
+#: Hankel terms at most (each ≤ 1/8 of the previous: 8⁻¹⁹ < eps/8).
+_HANKEL_TERMS = 20
 
 
 def has_closed_form(flat: np.ndarray, k: int) -> np.ndarray:
@@ -63,14 +76,38 @@ def _scalar_series(b: float, x: np.ndarray):
     return total
 
 
+def _log_ive_hankel(nu: float, s: np.ndarray) -> np.ndarray:
+    """log(e^{−s} I_ν(s)) by Hankel's expansion, for s ≥ _HANKEL_S with 4ν² ≤ s (module notes)."""
+    mu = 4.0 * nu * nu
+    term = np.ones_like(s)
+    total = np.ones_like(s)
+    for j in range(1, _HANKEL_TERMS + 1):
+        term = -term * ((mu - (2 * j - 1) ** 2) / (8.0 * j)) / s
+        total = total + term
+        if np.all(np.abs(term) <= 0.125 * np.finfo(float).eps * total):
+            break
+    return np.log(total) - 0.5 * (np.log(2.0 * np.pi) + np.log(s))
+
+
+def _log_ive(nu: float, s: np.ndarray) -> np.ndarray:
+    """log(e^{−s} I_ν(s)) for s ≥ _SMALL_S: ``ive`` or Hankel's expansion (module notes)."""
+    hankel = (s >= _HANKEL_S) & (4.0 * nu * nu <= s)
+    if np.any(~hankel & (s >= _IVE_MAX_S)):
+        raise ValueError(f"sigma: the rank-one closed form for k={2 * nu + 2:g} covers a singular value "
+                         f"above {_IVE_MAX_S:g} only while k <= sqrt(sigma) + 2; use method='laplace'")
+    out = np.empty_like(s)
+    out[hankel] = _log_ive_hankel(nu, s[hankel])
+    out[~hankel] = np.log(special.ive(nu, s[~hankel]))
+    return out
+
+
 def _log_rank_one(s: np.ndarray, k: int) -> np.ndarray:
     nu = 0.5 * k - 1.0
     out = np.empty_like(s)
     small = s < _SMALL_S
     out[small] = np.log1p(_scalar_series(0.5 * k, s[small] ** 2 / 4.0))
     big = s[~small]
-    out[~small] = (special.gammaln(0.5 * k) + (1.0 - 0.5 * k) * np.log(0.5 * big)
-                   + np.log(special.ive(nu, big)) + big)
+    out[~small] = special.gammaln(0.5 * k) + (1.0 - 0.5 * k) * np.log(0.5 * big) + _log_ive(nu, big) + big
     return out
 
 
@@ -83,7 +120,7 @@ def _grad_rank_one(s: np.ndarray, k: int) -> np.ndarray:
     # d/ds ₀F₁(b; s²/4) = (s/2) ₀F₁(b+1; s²/4) / b
     out[small] = 0.5 * s[small] * (1.0 + _scalar_series(b + 1.0, x)) / (b * (1.0 + _scalar_series(b, x)))
     big = s[~small]
-    out[~small] = special.ive(b, big) / special.ive(b - 1.0, big)
+    out[~small] = np.exp(_log_ive(b, big) - _log_ive(b - 1.0, big))
     return out
 
 
@@ -113,37 +150,42 @@ def _k3_coset(lam: np.ndarray, want_grad: bool):
 
     The exponent r(α+|a|) + (1−r)(β+|b|) of the scaled integrand is linear in r with its
     maximum m at one end; with t the distance from that end it is m − t·slope, so the
-    integrand is e^{−t·slope}·I₀e·I₀e (no cancellation of large terms). For slope > 40 the
-    part t ≤ 40/slope is integrated in the stretched variable y = t·slope, and the rest,
-    below e^{−40} ≈ 4e-18 of it, only to that absolute accuracy.
+    integrand is e^{−t·slope}·I₀e·I₀e (no cancellation of large terms), divided by its
+    value g₀ at t = 0 (no underflow of the I₀e factors, each ≥ 1/√(2π·max σ)). With
+    h = slope/2 (halved so it cannot overflow) and h > 20, the part t ≤ 20/h is integrated
+    in the stretched variable y = t·h, and the rest, below e^{−40} ≈ 4e-18 of it, only to
+    that absolute accuracy.
     """
-    alpha, a = (lam[0] + lam[1]) / 2, (lam[0] - lam[1]) / 2
-    beta, b = (lam[2] + lam[3]) / 2, (lam[2] - lam[3]) / 2
+    alpha, a = lam[0] / 2 + lam[1] / 2, lam[0] / 2 - lam[1] / 2  # halves first: no overflow
+    beta, b = lam[2] / 2 + lam[3] / 2, lam[2] / 2 - lam[3] / 2
     top1, top0 = alpha + abs(a), beta + abs(b)
     m = max(top1, top0)
-    slope = abs(top1 - top0)
+    half_slope = abs(top1 / 2 - top0 / 2)
     end_is_one = top1 >= top0
+    g1, g0 = (special.i0e(a), 1.0) if end_is_one else (1.0, special.i0e(b))
 
     def integrand(t):
         r, rc = (1 - t, t) if end_is_one else (t, 1 - t)
         x1, x0 = r * a, rc * b
         i1, i0 = special.i0e(x1), special.i0e(x0)
-        g = np.exp(-t * slope) * i1 * i0
+        g = np.exp(-t * half_slope) ** 2 * (i1 / g1) * (i0 / g0)  # e^{-2th}, 2th may overflow
         if not want_grad:
             return np.array([g])
         t1 = special.i1e(x1) / i1
         t0 = special.i1e(x0) / i0
         return g * np.array([1.0, r / 2 * (1 + t1), r / 2 * (1 - t1), rc / 2 * (1 + t0), rc / 2 * (1 - t0)])
 
-    if slope <= 40:
+    log_scale = m + np.log(g1) + np.log(g0)
+    if half_slope <= 20:
         vals, _ = integrate.quad_vec(integrand, 0.0, 1.0, epsrel=_K3_EPSREL, epsabs=0, norm="max")
-    else:
-        near, _ = integrate.quad_vec(lambda y: integrand(y / slope) / slope, 0.0, 40.0,
+    else:  # ∫₀¹ = (1/h)[∫₀²⁰ f(y/h) dy + h ∫_{20/h}¹ f(t) dt]
+        near, _ = integrate.quad_vec(lambda y: integrand(y / half_slope), 0.0, 20.0,
                                      epsrel=_K3_EPSREL, epsabs=0, norm="max")
-        far, _ = integrate.quad_vec(integrand, 40.0 / slope, 1.0, epsrel=_K3_EPSREL,
-                                    epsabs=1e-3 * _K3_EPSREL * np.max(np.abs(near)), norm="max")
-        vals = near + far
-    log_val = m + np.log(vals[0])
+        far, _ = integrate.quad_vec(integrand, 20.0 / half_slope, 1.0, epsrel=_K3_EPSREL,
+                                    epsabs=1e-3 * _K3_EPSREL * np.max(np.abs(near)) / half_slope, norm="max")
+        vals = near + far * half_slope
+        log_scale -= np.log(half_slope)
+    log_val = log_scale + np.log(vals[0])
     return log_val, (vals[1:] / vals[0] if want_grad else None)
 
 
