@@ -282,5 +282,6 @@ register(Claim(
     source="Louizos & Welling, supp. Sec. 1, eq. (4)",
     statement=("KL(MN₀ ‖ MN₁) = ½(tr(U₁⁻¹U₀)tr(V₁⁻¹V₀) + tr((M₁−M₀)ᵀU₁⁻¹(M₁−M₀)V₁⁻¹) − np + p log|U₁| "
                "+ n log|V₁| − p log|U₀| − n log|V₀|) equals the KL of the flattened Gaussians N(vec Mᵢ, Vᵢ⊗Uᵢ)."),
-    check=_check_term(louizos_eq4_kl, _dense_kl, "KL"),
+    # looked up at call time, like the other terms, so that a planted formula is picked up
+    check=_check_term(lambda *a: louizos_eq4_kl(*a), lambda *a: _dense_kl(*a), "KL"),
 ))

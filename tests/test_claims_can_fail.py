@@ -1,0 +1,295 @@
+"""Planted wrong formulas: every claim module's checks must notice them.
+
+Each test monkeypatches the function a claim checks — a printed term times a factor, a flipped
+sign, an off-by-one order, a dropped factor, a wrong group action — and asserts that the claim's
+status changes ("holds" → "fails", "erratum" → "fails"). A check that cannot be made to fail by
+a plausible wrong formula is not evidence. The unpatched claims are run by ``test_claims.py``.
+"""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import symcheck.claims.gelberg as gelberg
+import symcheck.claims.gelberg_modes as gelberg_modes
+import symcheck.claims.hyp0f1_series as hyp0f1_series
+import symcheck.claims.louizos as louizos
+import symcheck.claims.moore_elbo as moore_elbo
+import symcheck.claims.moore_laplace as moore_laplace
+import symcheck.claims.moore_orthogonal as moore_orthogonal
+import symcheck.claims.moore_signflip as moore_signflip
+import symcheck.claims.turner_fa as turner_fa
+import symcheck.claims.turner_factored as turner_factored
+import symcheck.models.turner_fa as fa_model
+import symcheck.models.turner_ica as ica_model
+import symcheck.models.turner_lds as lds_model
+import symcheck.symmetrize as symmetrize
+from symcheck.claims import get_claim
+from symcheck.groups import MLPPermutation, gaussian_logpdf
+from symcheck.hyp0f1 import log_hyp0f1, series
+from symcheck.models.gelberg_bnn import TwoReLUNet
+
+
+def assert_fails(claim_id):
+    result = get_claim(claim_id).run()
+    assert result.status == "fails", f"{claim_id} still reports {result.status!r} with a planted error:\n{result.detail}"
+
+
+def scaled(fn, factor):
+    """``fn`` with its result multiplied by ``factor``."""
+    return lambda *a, **kw: fn(*a, **kw) * factor
+
+
+def scaled_estimate(fn, factor):
+    """``fn`` returning (estimate, standard error) with the estimate multiplied by ``factor``."""
+
+    def planted(*a, **kw):
+        value, se = fn(*a, **kw)
+        return value * factor, se
+
+    return planted
+
+
+@pytest.fixture
+def fresh_signflip_optima():
+    """moore_signflip caches its optima per (objective, r): clear around a planted objective."""
+    moore_signflip._maximise.cache_clear()
+    yield
+    moore_signflip._maximise.cache_clear()
+
+
+# ----- Gelberg, Sec. 3 / Thm. 3.1 / App. B -------------------------------------------------
+
+
+def test_thm31_catches_wrong_sharp_constant(monkeypatch):
+    # 2/√d_h instead of 2/√(d_h − 1): the simplex exceeds it
+    monkeypatch.setattr(gelberg_modes, "_sharp", lambda dh: 2.0 / math.sqrt(dh))
+    assert_fails("gelberg.thm31.closest-equivalent-mode")
+
+
+def test_thm31_catches_action_that_leaves_outgoing_weights(monkeypatch):
+    # a "permutation" that moves rows of W₁ and b₁ but not the columns of W₂
+    class Incoming(MLPPermutation):
+        def act(self, g, z):
+            out = super().act(g, z)
+            di, dh, do = self.layer_sizes
+            w2 = slice(di * dh, di * dh + dh * do)
+            out[..., w2] = np.broadcast_to(z, out.shape)[..., w2]
+            return out
+
+    monkeypatch.setattr(gelberg_modes, "MLPPermutation", Incoming)
+    assert_fails("gelberg.thm31.closest-equivalent-mode")
+
+
+def test_thm31_catches_a_bound_faster_than_the_truth(monkeypatch):
+    # an O((d_i + d_o)/d_h) bound instead of O((d_i + d_o)/log d_h): below the sharp value for wide layers
+    monkeypatch.setattr(gelberg_modes, "_two_r", lambda di, do, dh: 2 * (di + do + 1) / dh)
+    assert_fails("gelberg.thm31.closest-equivalent-mode")
+
+
+def test_eq11_catches_corrected_radius_without_its_factor_two(monkeypatch):
+    monkeypatch.setattr(gelberg_modes, "_radius_corrected", lambda di, do, dh: 2 * (di + do + 1 + do / dh) / math.log(dh / 2))
+    assert_fails("gelberg.eq11.radius")
+
+
+def test_mode_seeking_threshold_catches_halved_entropy_gradient(monkeypatch):
+    # d/d log s of −H(q) is −1; with −½ (entropy of s instead of s²) the fit and its threshold move
+    original = gelberg_modes._kl_and_grad
+
+    def planted(p, a, sigma):
+        kl, grad = original(p, a, sigma)
+        return kl, grad + np.array([0.0, 0.5])
+
+    monkeypatch.setattr(gelberg_modes, "_kl_and_grad", planted)
+    assert_fails("gelberg.sec3.mode-seeking-threshold")
+
+
+# ----- Gelberg, Sec. 4 / App. D–E ----------------------------------------------------------
+
+
+def test_thm41_catches_wrong_mutual_information(monkeypatch):
+    monkeypatch.setattr(gelberg, "symmetrization_gap", scaled_estimate(gelberg.symmetrization_gap, 1.2))
+    assert_fails("gelberg.thm41.identity")
+
+
+def test_thm41_catches_a_likelihood_that_is_not_invariant(monkeypatch):
+    # Thm. 4.1 needs a G-invariant model: a tilt 2·w₁ of the log joint breaks it
+    original = TwoReLUNet.log_joint
+    monkeypatch.setattr(TwoReLUNet, "log_joint", lambda self, w: original(self, w) + 2.0 * np.asarray(w)[..., 0])
+    assert_fails("gelberg.thm41.identity")
+
+
+def test_eq17_catches_wrong_corrected_mutual_information(monkeypatch):
+    monkeypatch.setattr(gelberg, "symmetrization_gap", scaled_estimate(gelberg.symmetrization_gap, 1.001))
+    assert_fails("gelberg.eq17.mi-definition")
+
+
+# ----- ₀F₁ series and reference --------------------------------------------------------
+
+
+def test_series_closed_forms_catch_early_truncation(monkeypatch):
+    # the series stopped three degrees early while reporting the bound of the full degree
+    original = series.log_hyp0f1_series
+
+    def planted(sig, k, *args, **kwargs):
+        val, bound = original(sig, k, *args, **kwargs)
+        flat = np.asarray(sig, dtype=float).reshape(-1, k)
+        deg = series.series_degree_needed(flat, k, 1e-14)
+        short = np.array([series.log_hyp0f1_series_truncated(row, k, max(int(d) - 3, 0))[0] for row, d in zip(flat, deg)])
+        return short.reshape(np.shape(val)), bound
+
+    monkeypatch.setattr(series, "log_hyp0f1_series", planted)
+    assert_fails("hyp0f1.series.closed-forms")
+
+
+def test_reference_closed_forms_catch_wrong_bessel_order(monkeypatch):
+    # rank-one closed form with I_{k/2} instead of I_{k/2−1}
+    original = hyp0f1_series._mp_closed_form
+
+    def planted(sig, k):
+        if k <= 2:
+            return original(sig, k)
+        t, nu = mpmath.mpf(float(max(sig))), mpmath.mpf(k) / 2
+        return mpmath.gamma(mpmath.mpf(k) / 2) * (t / 2) ** (-nu + 1) * mpmath.besseli(nu, t)
+
+    monkeypatch.setattr(hyp0f1_series, "_mp_closed_form", planted)
+    assert_fails("hyp0f1.series.reference-closed-forms")
+
+
+# ----- Moore, Sec. 3.1 (sign flip) ---------------------------------------------------------
+
+
+def test_kl_modes_catches_gap_without_factor_two_in_the_flip(monkeypatch):
+    # log q*(−z) − log q*(z) taken as −t instead of −2t: still log 2 for separated modes, slope s/4 near 0
+    monkeypatch.setattr(symmetrize, "_signflip_gap_1d",
+                        lambda s: math.log(2.0) + symmetrize._normal_expectation(lambda t: -np.logaddexp(0.0, -t), s))
+    assert_fails("moore.eq5.kl-log-modes")
+
+
+def test_eq5_bound_catches_subtracted_kl(monkeypatch, fresh_signflip_optima):
+    # eq. (5) with − KL instead of + KL: its maximum falls below that of eq. (2) where MFVI leaves the origin
+    original = moore_signflip._signflip_gap_1d
+    monkeypatch.setattr(moore_signflip, "_signflip_gap_1d", lambda s: -original(s))
+    assert_fails("moore.eq5.bound")
+
+
+# ----- Moore, App. A ---------------------------------------------------------------------
+
+
+def test_exact_at_zero_catches_a_constant_factor(monkeypatch):
+    monkeypatch.setattr(moore_laplace, "log_hyp0f1_laplace",
+                        lambda sig, k, variant="listing": 0.5 * math.log(2.0) + 0 * np.sum(sig, axis=-1))
+    assert_fails("moore.eq7.exact-at-zero")
+
+
+def test_yhat_catches_listing_equal_to_printed(monkeypatch):
+    original = moore_laplace.grad_log_hyp0f1_laplace
+    monkeypatch.setattr(moore_laplace, "grad_log_hyp0f1_laplace", lambda sig, k, variant="listing": original(sig, k, "printed"))
+    assert_fails("moore.eq7.yhat")
+
+
+def test_symmetric_base_catches_poster_density(monkeypatch):
+    # the poster's general-Σ form (f(T) dropped, A = ½Σ⁻¹(MᵀX + XᵀM)): at M = 0 it gives q̃ = q*, KL = 0
+    def poster(X, M, var):
+        s = np.broadcast_to(np.asarray(var, dtype=float), (M.shape[-1],))
+        A = 0.5 * (np.swapaxes(M, -1, -2) @ X + np.swapaxes(X, -1, -2) @ M) / s[:, None]
+        k = A.shape[-1]
+        r = np.trace(A, axis1=-2, axis2=-1) - log_hyp0f1(np.linalg.svd(A, compute_uv=False), k)
+        return gaussian_logpdf(X, M, np.broadcast_to(s, M.shape)) - r
+
+    monkeypatch.setattr(moore_orthogonal, "orthogonal_logpdf", poster)
+    assert_fails("moore.appA.symmetric-base")
+
+
+def test_symmetrised_a_catches_corrected_equal_to_printed(monkeypatch):
+    original = moore_orthogonal.moore_r
+    monkeypatch.setattr(moore_orthogonal, "moore_r",
+                        lambda X, M, c, form="corrected", **kw: original(X, M, c, form="printed", **kw))
+    assert_fails("moore.appA.symmetrised-A")
+
+
+def test_printed_kl_not_a_bound_catches_corrected_equal_to_printed(monkeypatch):
+    original = moore_elbo.moore_kl
+    monkeypatch.setattr(moore_elbo, "moore_kl",
+                        lambda M, c, n, rng, form="corrected", **kw: original(M, c, n, rng, form="printed", **kw))
+    assert_fails("moore.eq5.printed-kl-not-a-bound")
+
+
+# ----- Louizos & Welling ------------------------------------------------------------------
+
+
+def test_logdet_term_catches_swapped_exponents(monkeypatch):
+    def swapped(U0, V0, U1, V1):
+        n, p = U0.shape[0], V0.shape[0]
+        ld = lambda A: np.linalg.slogdet(A)[1]  # noqa: E731
+        return n * ld(U1) + p * ld(V1) - n * ld(U0) - p * ld(V0)
+
+    monkeypatch.setattr(louizos, "louizos_eq3_logdet", swapped)
+    assert_fails("louizos.eq3.logdet-term")
+
+
+def test_matrix_normal_kl_catches_missing_half(monkeypatch):
+    monkeypatch.setattr(louizos, "louizos_eq4_kl", scaled(louizos.louizos_eq4_kl, 2.0))
+    assert_fails("louizos.eq4.matrix-normal-kl")
+
+
+# ----- Turner, Secs. 1–2 -----------------------------------------------------------------
+
+
+def test_ar1_factor_variance_catches_a_1e5_relative_error(monkeypatch):
+    # the minimiser radius comes from the gradient at the numerical optimum, not from the excess
+    # of the tested point: a variance off by 1e-5 is outside it
+    monkeypatch.setattr(turner_factored, "turner_eq11_variance", scaled(turner_factored.turner_eq11_variance, 1 + 1e-5))
+    assert_fails("turner.eq11.ar1-factor-variance")
+
+
+def test_eq3_catches_marginal_instead_of_conditional_variance(monkeypatch):
+    monkeypatch.setattr(turner_factored, "turner_eq3_optimum_corrected", lambda mu, Sigma: (np.asarray(mu, float), np.diag(Sigma)))
+    assert_fails("turner.eq3.optimal-factored")
+
+
+def test_eq17_catches_wrong_odds(monkeypatch):
+    # Δ in place of the odds Δ/(1 − Δ)
+    monkeypatch.setattr(turner_factored, "turner_eq17_rhs", lambda rho, delta: 1.0 / (1.0 + delta ** (2.0 * rho - 1.0)))
+    assert_fails("turner.eq17.fixed-point")
+
+
+# ----- Turner, Sec. 3 --------------------------------------------------------------------
+
+
+def test_eq47_numerical_route_alone_catches_a_1e6_relative_error(monkeypatch):
+    # both the printed variances and the dense optimum off by the same 1e-6: only the BFGS route can tell
+    monkeypatch.setattr(fa_model, "eq47_factor_variances", scaled(fa_model.eq47_factor_variances, 1 + 1e-6))
+    original = turner_fa.optimal_factored_gaussian
+
+    def planted(*args, **kwargs):
+        means, variances, kl = original(*args, **kwargs)
+        return means, variances * (1 + 1e-6), kl
+
+    monkeypatch.setattr(turner_fa, "optimal_factored_gaussian", planted)
+    assert_fails("turner.eq47.fa-factor-variances")
+
+
+def test_eq48_catches_corrected_kl_with_a_third(monkeypatch):
+    monkeypatch.setattr(fa_model, "eq48_kl_corrected", lambda *p: fa_model.eq48_kl(*p) / 3)
+    assert_fails("turner.eq48.fa-kl")
+
+
+def test_eq29_catches_missing_half(monkeypatch):
+    monkeypatch.setattr(lds_model, "eq29_kl_volume_ratio", scaled(lds_model.eq29_kl_volume_ratio, 2.0))
+    assert_fails("turner.eq29.lds-kl-volume-ratio")
+
+
+def test_eq33_catches_lambda_cubed(monkeypatch):
+    def planted(lam, sx2, sy2):
+        return (1 - lam**2) * ((2 * sx2 + sy2) ** 2 - lam**3 * sy2**2)
+
+    monkeypatch.setattr(lds_model, "eq33_gamma_corrected", planted)
+    assert_fails("turner.eq33.lds-gamma")
+
+
+def test_eq55_catches_kurtosis_off_by_one_percent(monkeypatch):
+    monkeypatch.setattr(ica_model, "eq55_excess_kurtosis", scaled(ica_model.eq55_excess_kurtosis, 1.01))
+    assert_fails("turner.eq55.ica-kurtosis")
