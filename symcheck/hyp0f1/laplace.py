@@ -23,10 +23,22 @@ both against the exact value.
 
 Everything is computed in log space with 1 − ŷ² in closed form (no cancellation):
 listing: 1 − ŷ² = 2 / (1 + s); printed: 1 − ŷ² = (k² + 2ks + 1) / (ks + 1)², s = sqrt(u²+1);
-and 1 − ŷᵢ²ŷⱼ² = aᵢ + aⱼ − aᵢaⱼ with aᵢ = 1 − ŷᵢ².
+and 1 − ŷᵢ²ŷⱼ² = aᵢ + aⱼ − aᵢaⱼ with aᵢ = 1 − ŷᵢ². With (k/2)·log aᵢ and the diagonal
+factor aᵢ(2 − aᵢ) of the denominator combined, a row is
 
-Valid range: any σ ≥ 0, any k ≥ 1 (no overflow: the log grows like Σσᵢ). Exact at σ = 0.
-Its error is measured in the report, never assumed.
+    log ₀F₁ ≈ Σᵢ σᵢŷᵢ + (k−1)/2 · Σᵢ log aᵢ − ½ Σᵢ log(2 − aᵢ) − c/2 · Σ_{i<j} log(aᵢ + aⱼ − aᵢaⱼ),
+
+c = 2 (eq. (7), ordered pairs) or 1 ("pairs-once"); the three sums of logs are logs of
+running products, renormalised (a log taken) only when a product leaves [1e-150, 1e150], so
+a row costs a few logarithms, not O(k²). Where u > 1e150 (σ up to the float64 maximum)
+ŷ, a and dŷ/dσ are written in w = 1/u = k/(2σ), so neither u² nor σ·u overflows.
+
+Parallel: rows are independent and each is computed by the same Numba function, whether
+the batch runs serially (small batches) or is split into blocks over the threads
+(``parallel=True``, ``prange``), so both give bit-identical results.
+
+Valid range: any σ ≥ 0, any k ≥ 1 (no overflow: the log grows like Σσᵢ, finite by the
+validation of Σσ). Exact at σ = 0. Its error is measured in the report, never assumed.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from symcheck._checks import check_choice
 
@@ -43,73 +55,134 @@ __all__ = ["VARIANTS", "grad_log_hyp0f1_laplace", "log_hyp0f1_laplace"]
 VARIANTS = {"listing": 0, "printed": 1, "pairs-once": 2}
 
 
+#: Above this u = 2σ/k, ŷ, 1 − ŷ² and dŷ/dσ are computed from w = 1/u (no overflow).
+_BIG_U = 1e150
+#: Running products of factors in (0, 1] (or [1, 2)) are logged when they leave [1/this, this].
+_RENORM = 1e150
+#: Rows per block of the parallel kernel, and the smallest batch that is run in parallel.
+_BLOCK = 256
+PARALLEL_MIN_ROWS = 2 * _BLOCK
+
+
 @njit(cache=True)
 def _saddle(sig, k, variant, y, a, dy):
-    """Fill ŷ, a = 1 − ŷ² and dŷ/dσ for one row of singular values."""
+    """Fill ŷ, a = 1 − ŷ² and dŷ/dσ for one row of singular values (module notes)."""
     for i in range(k):
         u = 2.0 * sig[i] / k
-        s = math.hypot(u, 1.0)  # no overflow of u² for huge σ
-        if variant != 1:
-            y[i] = u / (s + 1.0)
-            a[i] = 2.0 / (1.0 + s)
-            dy[i] = (2.0 / k) / (s * (s + 1.0))
-        else:
-            den = k * s + 1.0
-            y[i] = k * u / den
-            a[i] = (k * k + 2.0 * k * s + 1.0) / (den * den)
-            dy[i] = 2.0 * (k + s) / (s * den * den)
+        if u <= _BIG_U:
+            s = math.sqrt(u * u + 1.0)
+            if variant != 1:
+                y[i] = u / (s + 1.0)
+                a[i] = 2.0 / (1.0 + s)
+                dy[i] = (2.0 / k) / (s * (s + 1.0))
+            else:
+                den = k * s + 1.0
+                y[i] = k * u / den
+                a[i] = (k * k + 2.0 * k * s + 1.0) / (den * den)
+                dy[i] = 2.0 * (k + s) / (s * den * den)
+        else:  # w = 1/u, h = s/u = sqrt(1 + w²)
+            w = (0.5 * k) / sig[i]
+            h = math.sqrt(1.0 + w * w)
+            if variant != 1:
+                y[i] = 1.0 / (h + w)
+                a[i] = 2.0 * w / (w + h)
+                dy[i] = (2.0 / k) * w * w / (h * (h + w))
+            else:
+                q = k * h + w
+                y[i] = k / q
+                a[i] = w * (2.0 * k * h + (k * k + 1.0) * w) / (q * q)
+                dy[i] = 2.0 * w * w * (k * w + h) / (h * q * q)
 
 
 @njit(cache=True)
-def _laplace_kernel(sig, k, variant, want_grad, out, grad):
-    n = sig.shape[0]
+def _mul_log(p, f, acc):
+    """Multiply the running product p by f ∈ (0, 1]; move it into the log sum acc before it underflows."""
+    if f < 1.0 / _RENORM:
+        return p, acc + math.log(f)
+    p *= f
+    if p < 1.0 / _RENORM:
+        return 1.0, acc + math.log(p)
+    return p, acc
+
+
+@njit(cache=True)
+def _laplace_row(sig, r, k, variant, want_grad, y, a, dy, out, grad):
+    """out[r] (and grad[r] if ``want_grad``) for row r; y, a, dy are scratch of length k."""
+    row = sig[r]
+    _saddle(row, k, variant, y, a, dy)
+    sy = 0.0
+    log_a = 0.0  # Σ log aᵢ, aᵢ ∈ (0, 1]
+    log_b = 0.0  # Σ log(2 − aᵢ), 2 − aᵢ ∈ [1, 2)
+    pa = 1.0
+    pb = 1.0
+    for i in range(k):
+        sy += row[i] * y[i]
+        pa, log_a = _mul_log(pa, a[i], log_a)
+        pb *= 2.0 - a[i]
+        if pb > _RENORM:
+            log_b += math.log(pb)
+            pb = 1.0
+    log_a += math.log(pa)
+    log_b += math.log(pb)
+    # Σ_{i<j} log(aᵢ + aⱼ − aᵢaⱼ): two running products (independent multiplication chains,
+    # j − i odd / even), each factor in (0, 1]
+    off = 0.0
+    p0 = 1.0
+    p1 = 1.0
+    for i in range(k):
+        ai = a[i]
+        j = i + 1
+        while j + 1 < k:
+            p0, off = _mul_log(p0, ai + a[j] - ai * a[j], off)
+            p1, off = _mul_log(p1, ai + a[j + 1] - ai * a[j + 1], off)
+            j += 2
+        if j < k:
+            p0, off = _mul_log(p0, ai + a[j] - ai * a[j], off)
+    off += math.log(p0) + math.log(p1)
+    c = 1.0 if variant == 2 else 2.0  # eq. (7): ordered pairs (i, j), i ≠ j twice; "pairs-once": i < j
+    out[r] = sy + 0.5 * (k - 1) * log_a - 0.5 * log_b - 0.5 * c * off
+    if want_grad:
+        half_k = 0.5 * k
+        for i in range(k):
+            da = -2.0 * y[i] * dy[i]
+            acc = 0.0
+            for j in range(k):
+                acc += da / (a[i] + a[j] - a[i] * a[j]) * (1.0 - a[j])
+            if variant == 2:
+                acc = 0.5 * (acc + da / (a[i] * (2.0 - a[i])) * (1.0 - a[i]))
+            grad[r, i] = half_k * da / a[i] + y[i] + row[i] * dy[i] - acc
+
+
+@njit(cache=True)
+def _laplace_serial(sig, k, variant, want_grad, out, grad):
     y = np.empty(k)
     a = np.empty(k)
     dy = np.empty(k)
-    half_k = 0.5 * k
-    for r in range(n):
-        _saddle(sig[r], k, variant, y, a, dy)
-        num = 0.0
-        for i in range(k):
-            num += half_k * np.log(a[i]) + sig[r, i] * y[i]
-        # Σ log(aᵢ + aⱼ − aᵢaⱼ) over i < j and over i = j, as logs of running products:
-        # every factor lies in (0, 1], so a log is taken only when the product falls below
-        # 1e-150 (or for a factor below that), never underflowing; rounding stays ~ k²·eps.
-        off = 0.0
-        diag = 0.0
-        prod = 1.0
-        for i in range(k):
-            diag += np.log(a[i] * (2.0 - a[i]))
-            for j in range(i + 1, k):
-                f = a[i] + a[j] - a[i] * a[j]
-                if f < 1e-150:
-                    off += np.log(f)
-                    continue
-                prod *= f
-                if prod < 1e-150:
-                    off += np.log(prod)
-                    prod = 1.0
-        off += np.log(prod)
-        # eq. (7): all ordered pairs (i, j) = 2·(i < j) + diagonal; "pairs-once": i ≤ j
-        den = (1.0 if variant == 2 else 2.0) * off + diag
-        out[r] = num - 0.5 * den
-        if want_grad:
-            for i in range(k):
-                da = -2.0 * y[i] * dy[i]
-                acc = 0.0
-                for j in range(k):
-                    acc += (1.0 - a[j]) / (a[i] + a[j] - a[i] * a[j])
-                if variant == 2:
-                    acc = 0.5 * (acc + (1.0 - a[i]) / (a[i] * (2.0 - a[i])))
-                grad[r, i] = half_k * da / a[i] + y[i] + sig[r, i] * dy[i] - da * acc
+    for r in range(sig.shape[0]):
+        _laplace_row(sig, r, k, variant, want_grad, y, a, dy, out, grad)
 
 
-def _run(sig: np.ndarray, k: int, variant: str, want_grad: bool):
+@njit(cache=True, parallel=True)
+def _laplace_parallel(sig, k, variant, want_grad, out, grad):
+    n = sig.shape[0]
+    nblocks = (n + _BLOCK - 1) // _BLOCK
+    for blk in prange(nblocks):
+        y = np.empty(k)
+        a = np.empty(k)
+        dy = np.empty(k)
+        for r in range(blk * _BLOCK, min(n, (blk + 1) * _BLOCK)):
+            _laplace_row(sig, r, k, variant, want_grad, y, a, dy, out, grad)
+
+
+def _run(sig: np.ndarray, k: int, variant: str, want_grad: bool, parallel: bool | None = None):
+    """Evaluate every row; ``parallel=None`` runs batches of >= PARALLEL_MIN_ROWS rows in parallel."""
     v = VARIANTS[check_choice(variant, "variant", VARIANTS)]
     flat = np.ascontiguousarray(sig.reshape(-1, k), dtype=np.float64)
     out = np.empty(flat.shape[0])
     grad = np.empty(flat.shape if want_grad else (0, k))
-    _laplace_kernel(flat, k, v, want_grad, out, grad)
+    if parallel is None:
+        parallel = flat.shape[0] >= PARALLEL_MIN_ROWS
+    (_laplace_parallel if parallel else _laplace_serial)(flat, k, v, want_grad, out, grad)
     return out, grad
 
 
