@@ -322,7 +322,7 @@ def _gradient_fd(f, x, h):
 _FD_STEPS = 10.0 ** -np.arange(0, 7)
 
 
-def minimiser_radius(f, x, tol_f: float, scale):
+def minimiser_radius(f, x, tol_f: float, scale, steps=_FD_STEPS):
     """How far a numerical minimiser ``x`` of ``f`` can be from the true minimiser x*.
 
     Only ``f`` near ``x`` enters — no reference point and no formula under test — so a wrong
@@ -339,8 +339,8 @@ def minimiser_radius(f, x, tol_f: float, scale):
     * the factor 2 covers the quadratic remainder while ‖H⁻¹‖·‖∇³f‖·|x − x*| ≤ ½, i.e. for radii
       far below the scale on which the curvature changes (every use here: radii ≤ 1e-3 of s).
 
-    The step factor t is chosen among 1, 0.1, …, 1e-6 to make each bound smallest (each is a
-    bound at its own t). Where the objective is a sum of functions of disjoint coordinate blocks,
+    The step factor t is chosen among ``steps`` (default 1, 0.1, …, 1e-6) to make each bound
+    smallest (each is a bound at its own t). Where the objective is a sum of functions of disjoint coordinate blocks,
     call this once per block (the other blocks held at ``x``).
 
     Parameters
@@ -353,6 +353,8 @@ def minimiser_radius(f, x, tol_f: float, scale):
         Bound on the float64 error of one evaluation of ``f`` near ``x``.
     scale : array_like
         Natural scale of each coordinate; x ± 4·scale must lie in the domain of f.
+    steps : sequence of float
+        Step factors t to try (fewer for costly objectives whose good steps are known).
 
     Returns
     -------
@@ -365,11 +367,11 @@ def minimiser_radius(f, x, tol_f: float, scale):
     x = np.asarray(x, dtype=float)
     s = np.asarray(scale, dtype=float) * np.ones(x.size)
     grad = math.inf
-    for t in _FD_STEPS:
+    for t in steps:
         g1, g2 = _gradient_fd(f, x, t * s), _gradient_fd(f, x, 2 * t * s)
         grad = min(grad, float(np.linalg.norm(np.abs(g1) + np.abs(g1 - g2) + 2 * tol_f / (t * s))))
     lam = -math.inf
-    for t in _FD_STEPS:
+    for t in steps:
         H = _hessian_fd(f, x, t * s)
         err = float(np.linalg.norm(H - _hessian_fd(f, x, 2 * t * s)) + 4 * x.size * tol_f / np.min(t * s) ** 2)
         lo = float(np.linalg.eigvalsh(H)[0])
