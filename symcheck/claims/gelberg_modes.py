@@ -202,7 +202,7 @@ def _check_thm31(rng):
         if dh <= di + do + 2:
             simplex = _simplex(rng, sizes)
             brute, _ = _closest_move(simplex, sizes)
-            att.append((abs(brute - _sharp(dh)) / tol, sizes, brute))
+            att.append((abs(brute - _sharp(dh)) / tol, sizes, brute, tol))
             omegas += [simplex * (1 + 1e-3 * rng.normal(size=D)) for _ in range(4)]  # just below the maximum
         for w in omegas:
             brute, pairs = _closest_move(w, sizes)
@@ -214,7 +214,7 @@ def _check_thm31(rng):
     worst_att = max(att, key=lambda r: r[0])
     worst_up = max(up, key=lambda r: r[0])
     holds = max(red) <= 1 and worst_att[0] <= 1 and all(r <= t for r, t, _ in up) and margin[0] >= 1
-    return Evidence(printed=worst_att[2], independent=_sharp(worst_att[1][1]), tolerance=16 * np.finfo(float).eps,
+    return Evidence(printed=worst_att[2], independent=_sharp(worst_att[1][1]), tolerance=worst_att[3],
                     holds=bool(holds),
                     detail=(f"min_(g≠e) ‖ω − g·ω‖/‖ω‖ by enumerating G for (d_i, d_h, d_o) in {cases}: equals √2·(closest "
                             f"unit pair)/‖ω‖ (max |diff|/tol {max(red):.2g}); a centred regular simplex of units attains "
