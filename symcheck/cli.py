@@ -1,44 +1,214 @@
-"""Command line: ``symcheck report`` regenerates the report under ``reports/``."""
+"""Command line of symcheck.
+
+``symcheck report``      run every claim and section; write the HTML/Markdown/JSON report
+``symcheck claims``      list the claims (filter by ``--errata``, ``--paper``, ``--status``);
+                         ``--run [--seed N]`` recomputes them, otherwise the results recorded
+                         in the shipped report are shown
+``symcheck check ID``    run one claim and show its evidence
+
+Every listing takes ``--json``. Exit status: 0 when every claim run holds (or is a reproduced
+erratum), 1 when one fails, 2 for bad arguments.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
+import os
+import pkgutil
 import sys
+from importlib import metadata
 
 from symcheck.claims import BASE_SEED
 
+STATUSES = ("holds", "erratum", "fails")
 
-def main(argv=None) -> int:
-    """Entry point of the ``symcheck`` console script."""
-    parser = argparse.ArgumentParser(prog="symcheck", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("report", help="run every claim and accuracy sweep; write reports/")
+
+def _seed(text: str) -> int:
+    """argparse type of ``--seed``: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+def _section_names() -> list[str]:
+    from symcheck.report import sections
+
+    return sorted(info.name for info in pkgutil.iter_modules(sections.__path__))
+
+
+def _version() -> str:
+    try:
+        return metadata.version("symcheck")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="symcheck", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{report,claims,check}")
+
+    rep = sub.add_parser("report", help="run every claim and section; write the report (HTML, Markdown, JSON)")
     rep.add_argument("--out", default="reports", help="output folder (default: reports)")
-    rep.add_argument("--seed", type=int, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
+    rep.add_argument("--seed", type=_seed, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
     rep.add_argument("--quick", action="store_true", help="small grids, for a smoke run")
-    rep.add_argument("--only", nargs="*", help="render only these section modules (skips claims)")
-    lst = sub.add_parser("claims", help="list the registered claims")
-    lst.add_argument("--run", action="store_true", help="run them and print the status")
-    args = parser.parse_args(argv)
+    rep.add_argument("--only", nargs="+", metavar="SECTION", choices=_section_names(),
+                     help="re-render only these sections, keeping the claims and other sections of the report "
+                          f"in --out (sections: {', '.join(_section_names())})")
+    rep.set_defaults(func=_cmd_report, parser=rep)
 
-    if args.command == "report":
-        from symcheck.report import build_report
+    lst = sub.add_parser("claims", help="list (or --run) the claims; filter with --errata, --paper, --status")
+    lst.add_argument("--run", action="store_true", help="run the selected claims instead of showing recorded results")
+    lst.add_argument("--seed", type=_seed, help=f"base seed of --run (default: {BASE_SEED})")
+    lst.add_argument("--errata", action="store_true", help="only the errata (printed formula wrong, corrected right)")
+    lst.add_argument("--paper", help="only the claims of one paper: the id prefix (moore, gelberg, turner, ...)")
+    lst.add_argument("--status", choices=STATUSES, help="only claims with this status")
+    lst.add_argument("--json", action="store_true", help="print JSON")
+    lst.set_defaults(func=_cmd_claims, parser=lst)
 
-        out = build_report(args.out, seed=args.seed, quick=args.quick, claims=not args.only, only=args.only,
-                           log=lambda msg: print(msg, file=sys.stderr, flush=True))
-        print(f"report written to {out}/README.md")
-        return 0
+    chk = sub.add_parser("check", help="run one claim and show its evidence")
+    chk.add_argument("id", metavar="ID", help="claim id, e.g. moore.eq7.yhat")
+    chk.add_argument("--seed", type=_seed, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
+    chk.add_argument("--json", action="store_true", help="print JSON")
+    chk.set_defaults(func=_cmd_check, parser=chk)
+    return parser
+
+
+def _cmd_report(args, parser) -> int:
+    from symcheck.report import build_report
+
+    out = build_report(args.out, seed=args.seed, quick=args.quick, only=args.only)
+    print(f"report written to {out}/index.html (and README.md)")
+    return 0
+
+
+def _with_verdict(result: dict) -> dict:
+    from symcheck.report.verdict import verdict
+
+    return dict(result, verdict=verdict(result))
+
+
+def _describe(claim) -> dict:
+    """A claim without a result: what the registry says."""
+    return {"id": claim.id, "source": claim.source, "statement": claim.statement, "kind": claim.kind,
+            "status": None, "printed_form": claim.printed_form, "corrected_form": claim.corrected_form}
+
+
+def _run(claims, seed: int, show) -> dict[str, dict]:
+    """Run ``claims`` with a progress bar (count, ETA); ``show(result)`` after each."""
+    from tqdm.auto import tqdm
+
+    results = {}
+    with tqdm(claims, desc="claims", unit="claim", leave=False, file=sys.stderr) as bar:
+        for claim in bar:
+            bar.set_postfix_str(claim.id, refresh=False)
+            results[claim.id] = _with_verdict(claim.run(seed).to_json())
+            show(results[claim.id], bar)
+    return results
+
+
+def _line(r: dict) -> str:
+    if r["status"] is None:
+        return f"{'unrecorded':10s} {r['id']}  [{r['source']}]  {r['statement']}"
+    return f"{r['status']:10s} {r['id']}  {r['verdict']}"
+
+
+def _block(r: dict) -> str:
+    lines = [f"{r['id']}  [{r['source']}]", f"  {r['statement']}"]
+    if r["printed_form"]:
+        lines += [f"  printed:   {r['printed_form']}", f"  corrected: {r['corrected_form']}"]
+    lines.append(f"  {r['status'] or 'unrecorded'}: {r.get('verdict', 'no recorded result: add --run')}")
+    return "\n".join(lines)
+
+
+def _cmd_claims(args, parser) -> int:
+    from symcheck.claims import all_claims
+    from symcheck.report.papers import paper_of
+    from symcheck.report.recorded import recorded_results
+
+    if args.seed is not None and not args.run:
+        parser.error("argument --seed: only with --run (recorded results have their own seed)")
+    claims = all_claims()
+    papers = sorted({paper_of(c.id) for c in claims})
+    if args.paper is not None and args.paper not in papers:
+        parser.error(f"argument --paper: unknown paper {args.paper!r} (choose from {', '.join(papers)})")
+    claims = [c for c in claims if (not args.errata or c.kind == "erratum")
+              and (args.paper is None or paper_of(c.id) == args.paper)]
+    text = _block if args.errata else _line
+
+    if args.run:
+        seed = BASE_SEED if args.seed is None else args.seed
+
+        def show(r, bar):
+            if not args.json and (args.status is None or r["status"] == args.status):
+                bar.write(text(r), file=sys.stdout)
+
+        results, origin = _run(claims, seed, show), {"results": "run", "seed": seed}
+    else:
+        recorded, prov = recorded_results()
+        if args.status is not None and not recorded:
+            parser.error("argument --status: this installation ships no recorded results; add --run")
+        results = {c.id: _with_verdict(recorded[c.id]) for c in claims if c.id in recorded}
+        origin = {"results": "recorded", "provenance": prov}
+    rows = [results.get(c.id, _describe(c)) for c in claims]
+    if args.status is not None:
+        rows = [r for r in rows if r["status"] == args.status]
+    if args.json:
+        print(json.dumps(dict(origin, claims=rows), indent=1, ensure_ascii=False))
+    elif not args.run:
+        if origin["provenance"]:
+            print(f"# recorded by the report of {origin['provenance']['generated (UTC)']} UTC at commit "
+                  f"{origin['provenance']['git commit']}, seed {origin['provenance']['seed']}; "
+                  "`symcheck claims --run` recomputes them")
+        print(("\n\n" if args.errata else "\n").join(text(r) for r in rows))
+    failed = [r["id"] for r in results.values() if r["status"] == "fails"]
+    if args.run:
+        print(f"{len(results)} claims run at seed {seed}: {len(failed)} failing"
+              + (f" ({', '.join(failed)})" if failed else ""), file=sys.stderr)
+    return 1 if args.run and failed else 0
+
+
+def _cmd_check(args, parser) -> int:
     from symcheck.claims import all_claims
 
-    bad = 0
-    for claim in all_claims():
-        if args.run:
-            r = claim.run(BASE_SEED)
-            bad += r.status == "fails"
-            print(f"{r.status:8s} {claim.id}  ({r.seconds:.2f}s)  {r.detail}")
-        else:
-            print(f"{claim.id}  [{claim.source}]  {claim.statement}")
-    return 1 if bad else 0
+    claims = {c.id: c for c in all_claims()}
+    if args.id not in claims:
+        close = difflib.get_close_matches(args.id, claims, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `symcheck claims` lists them"
+        parser.error(f"argument ID: unknown claim id {args.id!r}{hint}")
+    r = _with_verdict(claims[args.id].run(args.seed).to_json())
+    if args.json:
+        print(json.dumps(r, indent=1, ensure_ascii=False))
+    else:
+        rows = [("status", r["status"]), ("verdict", r["verdict"]), ("source", r["source"]),
+                ("statement", r["statement"])]
+        if r["printed_form"]:
+            rows += [("printed form", r["printed_form"]), ("corrected form", r["corrected_form"])]
+        rows += [("printed / fast value" if r["kind"] == "erratum" else "value", r["printed"]),
+                 ("corrected value", r["corrected"]), ("independent", r["independent"]),
+                 ("tolerance", r["tolerance"]), ("evidence", r["detail"]),
+                 ("run", f"seed {args.seed}, {r['seconds']:.2f} s")]
+        print(r["id"])
+        print("\n".join(f"  {k + ':':22s}{v}" for k, v in rows if v is not None))
+    return 1 if r["status"] == "fails" else 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``symcheck`` console script; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, args.parser)  # the subcommand's parser: its errors name the subcommand
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,26 +1,53 @@
-"""Generate the accuracy report under ``reports/``.
+"""Generate the accuracy report: HTML pages, ``README.md`` (Markdown) and JSON.
 
-The report has a fixed frame (provenance stamp, claim tables, errata) and a list
-of *sections*: each module in :mod:`symcheck.report.sections` defines ``ORDER``
-(int), ``TITLE`` (str) and ``render(ctx) -> str`` (Markdown for ``reports/README.md``;
-it may write PNG plots and JSON beside it through ``ctx``). Adding a section is
-adding a module; nothing else changes.
+The report has a fixed frame (provenance stamp, errata, claims by paper) and a list of
+*sections*: each module in :mod:`symcheck.report.sections` defines ``ORDER`` (int),
+``TITLE`` (str) and ``render(ctx) -> str`` (Markdown; inline ``$…$`` LaTeX is rendered as
+MathML in the HTML). A section may write PNG plots and JSON beside it through ``ctx``.
+Adding a section is adding a module; nothing else changes.
+
+Files of one report (all in one folder):
+
+* ``index.html`` (errata first, one-line verdicts, evidence one click away), ``paper-<prefix>.html``
+  (every claim of one paper), ``section-<name>.html``, ``report.css``;
+* ``README.md``: the same in Markdown; ``claims.json``: every claim result;
+  ``provenance.json``: the stamp of this run; ``report.json``: the manifest (each part's
+  Markdown, files and provenance), which lets ``only=`` re-render some sections and keep the rest;
+* the sections' plots and data.
+
+Everything is generated in a staging folder and moved into place file by file
+(:func:`os.replace`) only when the whole report is complete: an interrupted run leaves the
+previous report as it was.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
+import shutil
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import ModuleType
 
-from symcheck.claims import BASE_SEED, ClaimResult, all_claims
-from symcheck.report.provenance import provenance
+from tqdm.auto import tqdm
+
+from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
 from symcheck.report import sections as _sections_pkg
+from symcheck.report.html import render_pages
+from symcheck.report.markdown_page import render_markdown
+from symcheck.report import provenance as _provenance
+from symcheck.report.verdict import number
 
-__all__ = ["ReportContext", "build_report"]
+__all__ = ["ReportContext", "build_report", "load_sections", "section_name"]
+
+#: The manifest of a report folder (see the module docstring).
+MANIFEST = "report.json"
+#: Files moved into place last, so a reader never sees entry pages pointing at missing files.
+_ENTRY_FILES = ("claims.json", "provenance.json", MANIFEST, "index.html", "README.md")
 
 
 @dataclass
@@ -33,11 +60,11 @@ class ReportContext:
     results: list[ClaimResult] = field(default_factory=list)
 
     def save_figure(self, fig, name: str) -> str:
-        """Save a matplotlib figure as ``<out_dir>/<name>.png``; return its relative path."""
-        path = self.out_dir / f"{name}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
+        """Save a matplotlib figure as ``<out_dir>/<name>.png`` (150 dpi); return its relative path."""
         import matplotlib.pyplot as plt
 
+        path = self.out_dir / f"{name}.png"
+        fig.savefig(path, dpi=150, bbox_inches="tight", metadata={"Software": None})
         plt.close(fig)
         return path.name
 
@@ -48,105 +75,142 @@ class ReportContext:
         return path.name
 
 
-def _fmt(x) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    return str(x)
+def section_name(mod: ModuleType) -> str:
+    """Return a section's name: its module name without the package (``"estimators"``)."""
+    return mod.__name__.rsplit(".", 1)[-1]
 
 
-def _claims_markdown(results: list[ClaimResult]) -> str:
-    def row(r: ClaimResult) -> str:
-        cells = [r.id, r.source, r.statement, _fmt(r.printed), _fmt(r.independent), _fmt(r.tolerance), r.detail]
-        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
-
-    head = "| id | source | statement | printed / fast | independent | tolerance | detail |\n|---|---|---|---|---|---|---|"
-    out = []
-    errata = [r for r in results if r.status == "erratum"]
-    failed = [r for r in results if r.status == "fails"]
-    verified = [r for r in results if r.status == "holds"]
-    out.append(f"{len(results)} claims: {len(verified)} verified, {len(errata)} errata, {len(failed)} failing.\n")
-    out.append("### Errata\n")
-    if errata:
-        out.append("| id | source | printed form | corrected form | printed value | corrected value | independent | evidence |")
-        out.append("|---|---|---|---|---|---|---|---|")
-        for r in errata:
-            cells = [r.id, r.source, r.printed_form, r.corrected_form, _fmt(r.printed), _fmt(r.corrected),
-                     _fmt(r.independent), r.detail]
-            out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-    else:
-        out.append("None found.")
-    out.append("\n### Failing claims\n")
-    if failed:
-        out.append(head)
-        out.extend(row(r) for r in failed)
-    else:
-        out.append("None.")
-    out.append("\n### Verified claims\n")
-    out.append(head)
-    out.extend(row(r) for r in verified)
-    return "\n".join(out) + "\n"
-
-
-def _load_sections():
-    mods = []
-    for info in pkgutil.iter_modules(_sections_pkg.__path__):
-        mods.append(importlib.import_module(f"{_sections_pkg.__name__}.{info.name}"))
+def load_sections() -> list[ModuleType]:
+    """Import every module of :mod:`symcheck.report.sections`, sorted by ``(ORDER, name)``."""
+    mods = [importlib.import_module(f"{_sections_pkg.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(_sections_pkg.__path__)]
     return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
 
 
-def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, claims: bool = True,
-                 only: list[str] | None = None, log=print) -> Path:
-    """Run every claim and section and write ``out_dir/README.md``, ``claims.json`` and plots.
+def _result_from_json(d: dict) -> ClaimResult:
+    """Rebuild a :class:`ClaimResult` from its ``to_json()`` form (non-finite strings back to floats)."""
+    floats = {"printed", "independent", "tolerance", "seconds"}
+    kw = {f.name: (number(d[f.name]) if f.name in floats else d[f.name]) for f in fields(ClaimResult)}
+    kw["corrected"] = None if d["corrected"] is None else number(d["corrected"])
+    return ClaimResult(**kw)
+
+
+def _read_manifest(out: Path) -> dict:
+    """The manifest of the report in ``out`` (empty if there is none)."""
+    try:
+        return json.loads((out / MANIFEST).read_text())
+    except FileNotFoundError:
+        return {}
+
+
+def _files_in(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if p.is_file()}
+
+
+def _publish(stage: Path, out: Path, previous_files: list[str]) -> list[str]:
+    """Move every file of ``stage`` into ``out`` (entry pages last); drop files the new report lacks.
+
+    Only files listed by the previous manifest are ever removed, never anything else in ``out``.
+    """
+    files = _files_in(stage)
+    new = sorted(files - set(_ENTRY_FILES)) + [n for n in _ENTRY_FILES if n in files]
+    for name in new:
+        os.replace(stage / name, out / name)
+    for name in set(previous_files) - set(new):
+        (out / name).unlink(missing_ok=True)
+    return new
+
+
+def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, only: list[str] | None = None,
+                 claims: list[Claim] | None = None, sections: list[ModuleType] | None = None,
+                 progress: bool | None = None) -> Path:
+    """Run the claims and sections and write the report (HTML, Markdown, JSON, plots) to ``out_dir``.
 
     Parameters
     ----------
     out_dir : path
-        Output folder (created if missing).
+        Output folder (created if missing). Files of an earlier report there are replaced;
+        other files are left alone.
     seed : int
-        Base seed of every claim and sweep.
+        Base seed of every claim and sweep (non-negative).
     quick : bool
         Smaller grids (for smoke tests); the committed report uses ``quick=False``.
-    claims : bool
-        Run the claim registry (``False`` only renders the sections).
     only : list of str, optional
-        Render only the sections whose module names are listed.
+        Re-render only these sections (names as in :func:`section_name`) and keep the claims and
+        the other sections of the report already in ``out_dir`` (those missing there are left out).
+    claims : list of Claim, optional
+        The claims to run (default: the whole registry).
+    sections : list of module, optional
+        The section modules (default: :func:`load_sections`).
+    progress : bool, optional
+        Show progress bars with count and ETA on stderr (default: only on a terminal).
+
+    Returns
+    -------
+    pathlib.Path
+        The output folder.
+
+    Raises
+    ------
+    ValueError
+        If ``only`` is empty or names an unknown section, or ``seed`` is negative.
     """
+    if seed < 0:
+        raise ValueError(f"seed: must be a non-negative integer, got {seed}")
+    mods = load_sections() if sections is None else list(sections)
+    known = [section_name(m) for m in mods]
+    if only is not None:
+        unknown = [n for n in only if n not in known]
+        if not only or unknown:
+            problem = "give at least one section name" if not only else f"unknown section(s) {', '.join(unknown)}"
+            raise ValueError(f"only: {problem}; known sections: {', '.join(known)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    ctx = ReportContext(out_dir=out, seed=seed, quick=quick)
-    # stamp before anything is written, so the report's own files do not mark the tree dirty
-    prov = provenance(seed)
+    previous = _read_manifest(out)
+    prov = _provenance.provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
+    stamp = _provenance.part_stamp(prov, quick)
+    disable = None if progress is None else not progress
     t0 = time.perf_counter()
-    if claims:
-        for claim in all_claims():
-            log(f"claim {claim.id} ...")
-            ctx.results.append(claim.run(seed))
-        (out / "claims.json").write_text(json.dumps([r.to_json() for r in ctx.results], indent=1) + "\n")
-    parts = []
-    for mod in _load_sections():
-        name = mod.__name__.rsplit(".", 1)[-1]
-        if only and name not in only:
-            continue
-        log(f"section {name} ...")
-        parts.append(f"## {mod.TITLE}\n\n{mod.render(ctx).rstrip()}\n")
-    prov["seconds"] = round(time.perf_counter() - t0, 1)
-    (out / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
-    lines = [
-        "# symcheck report",
-        "",
-        "Generated by `symcheck report`; do not edit by hand. Regenerate after any kernel or claim changes.",
-        "",
-        "## Provenance",
-        "",
-        "| | |",
-        "|---|---|",
-    ]
-    lines += [f"| {k} | {v} |" for k, v in prov.items()]
-    lines.append("")
-    if claims:
-        lines += ["## Claims", "", "Machine-readable: [`claims.json`](claims.json).", "", _claims_markdown(ctx.results)]
-    lines += parts
-    (out / "README.md").write_text("\n".join(lines).rstrip() + "\n")
+    with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
+        stage = Path(tmp)
+        ctx = ReportContext(out_dir=stage, seed=seed, quick=quick)
+        if only is None:
+            todo = all_claims() if claims is None else list(claims)
+            with tqdm(todo, desc="claims", unit="claim", disable=disable, leave=False) as bar:
+                for claim in bar:
+                    bar.set_postfix_str(claim.id, refresh=False)
+                    ctx.results.append(claim.run(seed))
+            claim_json = [r.to_json() for r in ctx.results]
+            claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode
+        else:
+            claims_stamp = previous.get("claims")
+            claim_json = json.loads((out / "claims.json").read_text()) if claims_stamp else []
+            ctx.results = [_result_from_json(d) for d in claim_json]
+        kept = {s["name"]: s for s in previous.get("sections", [])}
+        parts = []
+        with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
+            for mod in bar:
+                name = section_name(mod)
+                if only is not None and name not in only:
+                    if name in kept:
+                        for f in kept[name]["files"]:
+                            shutil.copy2(out / f, stage / f)
+                        parts.append(kept[name])
+                    continue
+                bar.set_postfix_str(name, refresh=False)
+                before = _files_in(stage)
+                markdown = mod.render(ctx).rstrip()
+                parts.append({"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
+                              "files": sorted(_files_in(stage) - before), "provenance": stamp})
+        prov["seconds"] = str(round(time.perf_counter() - t0, 1))
+        if claims_stamp:
+            (stage / "claims.json").write_text(json.dumps(claim_json, indent=1) + "\n")
+        (stage / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
+        (stage / "README.md").write_text(render_markdown(claim_json, parts, prov, claims_stamp))
+        for name, text in render_pages(claim_json, parts, prov, claims_stamp).items():
+            (stage / name).write_text(text)
+        manifest = {"provenance": prov, "claims": claims_stamp, "sections": parts}
+        manifest["files"] = sorted(_files_in(stage) | {MANIFEST})
+        (stage / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        _publish(stage, out, previous.get("files", []))
     return out

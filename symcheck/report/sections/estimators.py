@@ -106,24 +106,25 @@ def render(ctx) -> str:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        for s in (0.25, 1.0, 4.0):
+        fig, ax = plt.subplots(1, 2, figsize=(12, 4.8))
+        for i, s in enumerate((0.25, 1.0, 4.0)):
             rr = [r for r in rows if r["s"] == s]
             ax[0].loglog([r["K"] for r in rr], [r["bias"] for r in rr], "o-", label=f"exact, s={s}")
-            ax[0].loglog([r["K"] for r in rr], [r["law"] for r in rr], "k:", lw=1)
+            ax[0].loglog([r["K"] for r in rr], [r["law"] for r in rr], "k:", lw=1, label="law χ²/(2K)" if i == 0 else None)
         ax[0].set_xlabel("K")
         ax[0].set_ylabel("H(q̃) − E[H^K]")
-        ax[0].set_title("sign flip (exact); dotted: χ²/(2K)")
-        ax[0].legend(fontsize=8)
-        for width in (3, 4, 5):
+        ax[0].set_title("sign flip (exact)")
+        ax[0].legend(fontsize=9)
+        for i, width in enumerate((3, 4, 5)):
             rr = [r for r in mlp_rows if r["width"] == width]
             ax[1].errorbar([r["K"] for r in rr], [r["bias"] for r in rr], yerr=[Z * r["se"] for r in rr],
                            fmt="o-", label=f"width {width}")
-            ax[1].plot([r["K"] for r in rr], [r["law"] for r in rr], "k:", lw=1)
+            ax[1].plot([r["K"] for r in rr], [r["law"] for r in rr], "k:", lw=1, label="law χ²/(2K)" if i == 0 else None)
         ax[1].set_xscale("log")
         ax[1].set_xlabel("K")
-        ax[1].set_title("MLP 1-d-1 (MC, ±4.42 SE); dotted: χ²/(2K)")
-        ax[1].legend(fontsize=8)
+        ax[1].set_ylabel("H(q̃) − Ĥ^K")
+        ax[1].set_title(f"MLP 1-d-1 (Monte Carlo, ±{Z:.2f} SE)")
+        ax[1].legend(fontsize=9)
         out.append(f"![bias of H^K]({ctx.save_figure(fig, 'estimators_bias')})\n")
     except ImportError:  # matplotlib is an optional extra
         out.append("(matplotlib not installed: plots skipped)\n")
@@ -161,7 +162,7 @@ def render(ctx) -> str:
     try:
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(10, 4.8))
         for grp, mk in (("MLP", "o"), ("SignFlip columns", "s")):
             rr = [r for r in var_rows if r["group"] == grp]
             x = [r["log_order"] for r in rr]
@@ -170,7 +171,7 @@ def render(ctx) -> str:
             ax.plot(x, [r["infonce_cv_sd"] for r in rr], mk + ":", label=f"{grp}: Ĥ^8 control variate")
         ax.set_xlabel("log |G|")
         ax.set_ylabel("per-sample sd")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: no point is hidden
         out.append(f"\n![variance]({ctx.save_figure(fig, 'estimators_variance')})\n")
     except ImportError:
         pass

@@ -40,7 +40,7 @@ def render(ctx) -> str:
     scales = np.geomspace(0.1, 30.0, 5 if ctx.quick else 10)
     n = 200 if ctx.quick else 1000
     rows = []
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     for ax, k in zip(axes, (2, 3)):
         rng = np.random.default_rng([ctx.seed, k])
         curves = {name: [] for name in FORMS}
@@ -53,11 +53,11 @@ def render(ctx) -> str:
                 rows.append({"k": k, "scale": float(s), "form": name, "kl": kl, "se": se})
         for name, vals in curves.items():
             ax.semilogx(scales, vals, marker="o", ms=3, label=name)
-        ax.axhline(np.log(2.0), color="k", lw=0.6, ls=":")
+        ax.axhline(np.log(2.0), color="k", lw=0.8, ls=":", label="log 2")
         ax.set_title(f"k = {k}, N = 10, c = 1")
         ax.set_xlabel("s (largest singular value of M)")
         ax.set_ylabel("estimated KL[q*‖q̃] (nats)")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=9)
     fig_name = ctx.save_figure(fig, "moore_orthogonal_kl")
     ctx.write_json("moore_orthogonal_kl", rows)
 
