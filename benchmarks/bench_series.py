@@ -41,6 +41,34 @@ class Series:
         series.log_hyp0f1_series_truncated(self.sig, k, degree)
 
 
+class SeriesTruncationError:
+    """|F̂/F − 1| of the series truncated at each degree, against the mpmath reference (Σσ = 3)."""
+
+    params = ([3, 5, 10], [5, 10, 20, 30])
+    param_names = ["k", "degree"]
+    timeout = 120
+
+    def setup(self, k, degree):
+        self.sig = _sigma(k)
+        with mpmath.workdps(30):
+            self.ref = hyp0f1_reference(self.sig, k, dps=30)
+
+    def track_relative_error(self, k, degree):
+        val, _ = series.log_hyp0f1_series_truncated(self.sig, k, degree)
+        with mpmath.workdps(30):
+            return float(abs(mpmath.exp(mpmath.mpf(float(val))) / self.ref - 1))
+
+    def track_error_bound_over_error(self, k, degree):
+        """The series' own rigorous bound divided by its actual error (≥ 1 unless the bound is broken)."""
+        val, bound = series.log_hyp0f1_series_truncated(self.sig, k, degree)
+        with mpmath.workdps(30):
+            err = float(abs(mpmath.exp(mpmath.mpf(float(val))) / self.ref - 1))
+        return float(bound) / max(err, np.finfo(float).tiny)
+
+    track_relative_error.unit = "relative error"
+    track_error_bound_over_error.unit = "ratio"
+
+
 class SeriesGradient:
     params = ([3, 10], [20, 30])
     param_names = ["k", "degree"]

@@ -4,7 +4,9 @@ Baselines (same run): scipy.stats.norm log densities combined with numpy.logadde
 a per-block Python loop (block flips); brute-force log-sum-exp over all d! permutations with
 NumPy fancy indexing (MLP permutations, widths where d! fits in memory); a direct NumPy
 transcription of Gelberg's Ĥ^K with one Python loop over the K−1 elements. The permanent
-kernel (Numba) is warmed in ``setup``.
+kernel (Numba) is warmed in ``setup``. ``track_*`` record, in the same run, the largest
+difference of each symcheck log density from its baseline route (the full normalised log density
+by enumeration for the permanent).
 """
 
 import itertools
@@ -34,16 +36,22 @@ class SignFlipLogpdf:
         self.whole.symmetrized_logpdf(self.z, self.mean, self.var)
 
     def time_scipy_whole(self, n):
-        sd = np.sqrt(self.var)
-        a = stats.norm.logpdf(self.z, self.mean, sd).sum(axis=1)
-        b = stats.norm.logpdf(-self.z, self.mean, sd).sum(axis=1)
-        np.logaddexp(a, b) - math.log(2)
+        self._whole_scipy()
 
     def time_symcheck_columns(self, n):
         self.cols.symmetrized_logpdf(self.z.reshape(-1, n // 10, 10), self.mean.reshape(n // 10, 10),
                                      self.var.reshape(n // 10, 10))
 
     def time_numpy_columns_loop(self, n):
+        self._columns_loop(n)
+
+    def _whole_scipy(self):
+        sd = np.sqrt(self.var)
+        a = stats.norm.logpdf(self.z, self.mean, sd).sum(axis=1)
+        b = stats.norm.logpdf(-self.z, self.mean, sd).sum(axis=1)
+        return np.logaddexp(a, b) - math.log(2)
+
+    def _columns_loop(self, n):
         z = self.z.reshape(-1, n // 10, 10)
         m, v = self.mean.reshape(n // 10, 10), self.var.reshape(n // 10, 10)
         total = 0.0
@@ -52,6 +60,18 @@ class SignFlipLogpdf:
             a = stats.norm.logpdf(z[:, :, c], m[:, c], sd).sum(axis=1)
             b = stats.norm.logpdf(-z[:, :, c], m[:, c], sd).sum(axis=1)
             total = total + np.logaddexp(a, b) - math.log(2)
+        return total
+
+    def track_whole_max_abs_diff(self, n):
+        return float(np.max(np.abs(self.whole.symmetrized_logpdf(self.z, self.mean, self.var) - self._whole_scipy())))
+
+    def track_columns_max_abs_diff(self, n):
+        got = self.cols.symmetrized_logpdf(self.z.reshape(-1, n // 10, 10), self.mean.reshape(n // 10, 10),
+                                           self.var.reshape(n // 10, 10))
+        return float(np.max(np.abs(got - self._columns_loop(n))))
+
+    track_whole_max_abs_diff.unit = "nats"
+    track_columns_max_abs_diff.unit = "nats"
 
 
 class MLPPermutationLogpdf:
@@ -82,6 +102,29 @@ class MLPPermutationLogpdf:
             zz = zi[self.idx]  # (d!, D)
             lp = -0.5 * np.sum(((zz - self.mean) / sd) ** 2, axis=1)
             logsumexp(lp)
+
+
+class MLPPermutationAccuracy:
+    """The permanent's log q̃ against the full normalised log-sum-exp over all d! permutations."""
+
+    params = [5, 8]
+    param_names = ["width"]
+
+    def setup(self, width):
+        rng = np.random.default_rng(0)
+        self.G = MLPPermutation([3, width, 2])
+        self.mean = rng.normal(size=self.G.dim)
+        self.var = rng.uniform(0.1, 1.0, size=self.G.dim)
+        self.z = rng.normal(size=(10, self.G.dim))
+        perms = np.array(list(itertools.permutations(range(width))), dtype=np.intp)
+        self.idx = self.G.source_index(perms)
+
+    def track_permanent_max_abs_diff(self, width):
+        logpdf = lambda x: stats.norm.logpdf(x, self.mean, np.sqrt(self.var)).sum(axis=-1)  # noqa: E731
+        brute = np.array([logsumexp(logpdf(zi[self.idx])) for zi in self.z]) - math.log(self.idx.shape[0])
+        return float(np.max(np.abs(self.G.symmetrized_logpdf(self.z, self.mean, self.var) - brute)))
+
+    track_permanent_max_abs_diff.unit = "nats"
 
 
 def _numpy_infonce(mean, var, G, K, S, rng):

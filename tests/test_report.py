@@ -1,0 +1,238 @@
+"""The report machinery: files, errata first, verdicts, --only, atomic writes, provenance.
+
+Claims and sections here are small stand-ins with known evidence, so every expected verdict
+and page content follows from numbers the test itself chose.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import types
+from pathlib import Path
+
+import pytest
+
+from symcheck.claims import Claim, Evidence
+from symcheck.report import build_report, load_sections, section_name
+from symcheck.report.math import formula, inline_math, is_latex
+from symcheck.report.papers import group_by_paper
+from symcheck.report.provenance import git_commit
+from symcheck.report.verdict import verdict
+
+PRINTED = r"\hat y = \frac{2\sigma}{k+1}"
+CORRECTED = r"\hat y = \frac{2\sigma}{k(1+1)}"
+
+
+def _claims():
+    return [
+        Claim("moore.eq9.test-erratum", "Moore (2016), eq. (9)", "The test erratum.", kind="erratum",
+              printed_form=PRINTED, corrected_form=CORRECTED,
+              check=lambda rng: Evidence(printed=1.5, corrected=1.0005, independent=1.0, tolerance=0.01, holds=True,
+                                         detail="printed 1.5, corrected 1.0005, independent 1.0")),
+        Claim("moore.eq8.test-verify", "Moore (2016), eq. (8)", "A verified claim.",
+              check=lambda rng: Evidence(printed=2.0, independent=2.0 + 1e-12, tolerance=1e-10, holds=True,
+                                         detail="agrees")),
+        Claim("louizos.eq1.test-verify", "Louizos & Welling, eq. (1)", "Another paper.",
+              check=lambda rng: Evidence(printed=0.0, independent=0.0, tolerance=1e-15, holds=True, detail="exact")),
+    ]
+
+
+def _section(name, order, text, png=None, fail=False):
+    """A section module: writes ``<name>.json`` (and a plot if ``png``), returns ``text``."""
+
+    def render(ctx):
+        ctx.write_json(name, {"text": text})
+        if fail:
+            raise RuntimeError("interrupted")
+        lines = [text]
+        if png:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1])
+            lines.append(f"![plot]({ctx.save_figure(fig, png)})")
+        return "\n\n".join(lines)
+
+    mod = types.ModuleType(f"symcheck.report.sections.{name}")
+    mod.ORDER, mod.TITLE, mod.render = order, f"Title of {name}", render
+    return mod
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.fixture
+def report(tmp_path):
+    out = tmp_path / "rep"
+    build_report(out, claims=_claims(), sections=[_section("alpha", 1, "alpha v1 $x^2$", png="alpha_plot"),
+                                                  _section("beta", 2, "beta v1")], progress=False)
+    return out
+
+
+def test_report_files(report):
+    names = set(p.name for p in report.iterdir())
+    assert {"index.html", "README.md", "claims.json", "provenance.json", "report.json", "report.css",
+            "paper-moore.html", "paper-louizos.html", "section-alpha.html", "section-beta.html",
+            "alpha.json", "beta.json", "alpha_plot.png"} == names
+    manifest = json.loads((report / "report.json").read_text())
+    assert sorted(manifest["files"]) == sorted(names)
+    assert [s["files"] for s in manifest["sections"]] == [["alpha.json", "alpha_plot.png"], ["beta.json"]]
+    assert [r["id"] for r in json.loads((report / "claims.json").read_text())] == [c.id for c in _claims()]
+
+
+def test_markdown_errata_first_with_math_and_short_verdict(report):
+    md = (report / "README.md").read_text()
+    headings = re.findall(r"^## (.+)$", md, flags=re.M)
+    assert headings[:3] == ["Errata", "Failing claims", "Claims by paper"]
+    row = next(line for line in md.splitlines() if line.startswith("| moore.eq9.test-erratum"))
+    assert f"${PRINTED}$" in row and f"${CORRECTED}$" in row
+    assert "printed misses by 0.5 (50× tol); corrected within tol (0.05× tol)" in row
+    assert "- `moore.eq9.test-erratum`: printed 1.5, corrected 1.0005, independent 1.0" in md
+    assert "alpha v1 $x^2$" in md and md.index("## Title of alpha") < md.index("## Title of beta")
+
+
+def test_html_pages(report):
+    index = (report / "index.html").read_text()
+    assert index.index('id="errata"') < index.index('id="papers"') < index.index('id="sections"')
+    assert "<math" in index and "\\frac" not in index
+    assert '<details class="evidence">' in index and "printed misses by 0.5 (50× tol)" in index
+    moore = (report / "paper-moore.html").read_text()
+    assert 'id="moore.eq9.test-erratum"' in moore and 'id="moore.eq8.test-verify"' in moore
+    assert "louizos.eq1" not in moore
+    alpha = (report / "section-alpha.html").read_text()
+    assert '<img alt="plot" src="alpha_plot.png"' in alpha and "<msup>" in alpha
+
+
+def test_unknown_section_is_refused_and_nothing_written(report):
+    before = _snapshot(report)
+    with pytest.raises(ValueError, match=r"only: unknown section\(s\) alpah; known sections: alpha, beta"):
+        build_report(report, only=["alpah"], sections=[_section("alpha", 1, "x"), _section("beta", 2, "y")],
+                     progress=False)
+    with pytest.raises(ValueError, match="only: give at least one section name"):
+        build_report(report, only=[], sections=[_section("alpha", 1, "x")], progress=False)
+    assert _snapshot(report) == before
+
+
+def test_interrupted_run_leaves_previous_report(report):
+    (report / "notes.txt").write_text("not the report's")
+    before = _snapshot(report)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        build_report(report, claims=_claims()[:1], sections=[_section("alpha", 1, "alpha v2"),
+                                                             _section("beta", 2, "beta v2", fail=True)],
+                     progress=False)
+    assert _snapshot(report) == before
+    assert not [p for p in report.iterdir() if p.name.startswith(".staging-")]
+
+
+def test_only_rerenders_named_sections_and_keeps_the_rest(report):
+    claims_before = (report / "claims.json").read_bytes()
+    plot_before = (report / "alpha_plot.png").read_bytes()
+    build_report(report, only=["beta"], claims=[], sections=[_section("alpha", 1, "alpha v2"),
+                                                             _section("beta", 2, "beta v2")], progress=False)
+    md = (report / "README.md").read_text()
+    assert "alpha v1" in md and "alpha v2" not in md and "beta v2" in md
+    assert (report / "claims.json").read_bytes() == claims_before
+    assert (report / "alpha_plot.png").read_bytes() == plot_before
+    assert json.loads((report / "beta.json").read_text()) == {"text": "beta v2"}
+    assert "moore.eq9.test-erratum" in (report / "index.html").read_text()
+
+
+def test_files_of_the_previous_report_are_dropped_others_kept(report):
+    (report / "notes.txt").write_text("not the report's")
+    build_report(report, claims=_claims(), sections=[_section("alpha", 1, "alpha v2")], progress=False)
+    names = {p.name for p in report.iterdir()}
+    assert "alpha_plot.png" not in names and "beta.json" not in names and "section-beta.html" not in names
+    assert (report / "notes.txt").read_text() == "not the report's"
+
+
+def test_failing_claim_is_listed_and_flagged(tmp_path):
+    bad = Claim("turner.eq1.test-bad", "Turner, eq. (1)", "Fails.",
+                check=lambda rng: Evidence(printed=3.0, independent=1.0, tolerance=0.5, holds=False, detail="off"))
+    out = build_report(tmp_path / "r", claims=[bad], sections=[], progress=False)
+    md = (out / "README.md").read_text()
+    assert "1 claims: 0 errata, 0 verified, 1 failing" in md
+    assert "| turner.eq1.test-bad | Turner, eq. (1) | Fails. | FAILS: value misses by 2 (4× tol) |" in md
+
+
+def test_negative_seed_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="seed: must be a non-negative integer, got -3"):
+        build_report(tmp_path, seed=-3, claims=[], sections=[], progress=False)
+
+
+@pytest.mark.parametrize("evidence, status, kind, expected", [
+    (dict(printed=2.0, corrected=1.0, independent=1.0, tolerance=0.1), "erratum", "erratum",
+     "printed misses by 1 (10× tol); corrected within tol (0× tol)"),
+    (dict(printed="-inf", corrected=1.0, independent=1.0, tolerance=0.1), "erratum", "erratum",
+     "printed form gives -inf; corrected within tol (0× tol)"),
+    (dict(printed=7.9, corrected=16.5, independent=8.9, tolerance=1e-14), "erratum", "erratum",
+     "printed fails, corrected holds; not |diff| ≤ tol at the reported case (printed 7.9, corrected 16.5, "
+     "independent 8.9): see evidence"),
+    (dict(printed=1.0, corrected=None, independent=1.05, tolerance=0.1), "holds", "verify",
+     "agrees within tol (|diff| = 0.05, 0.5× tol)"),
+    (dict(printed=1.0, corrected=None, independent=2.0, tolerance=0.25), "fails", "verify",
+     "FAILS: value misses by 1 (4× tol)"),
+    (dict(printed=1.0, corrected=3.0, independent=1.0, tolerance=0.25), "fails", "erratum",
+     "FAILS: printed form agrees (printed misses by 0 (0× tol); corrected 8× tol)"),
+])
+def test_verdict_is_derived_from_the_numbers(evidence, status, kind, expected):
+    assert verdict(dict(evidence, status=status, kind=kind)) == expected
+
+
+def test_math_rendering():
+    assert is_latex(r"\frac{a}{b}") and not is_latex("prose about a figure") and not is_latex(r"see $\alpha$")
+    assert str(formula(r"\frac{a}{b}")).startswith("<math") and "<mfrac>" in str(formula(r"\frac{a}{b}"))
+    mixed = str(formula(r"x < 1 & $\alpha$"))
+    assert mixed.startswith("x &lt; 1 &amp; <math") and "\\alpha" not in mixed
+    assert str(inline_math("<b>")) == "&lt;b&gt;"
+
+
+def test_papers_grouped_in_paper_order_unknown_last():
+    rs = [{"id": "zeta.x"}, {"id": "louizos.a"}, {"id": "moore.b"}, {"id": "moore.a"}]
+    assert list(group_by_paper(rs)) == ["moore", "louizos", "zeta"]
+
+
+def test_sections_are_named_and_ordered():
+    mods = load_sections()
+    assert [m.ORDER for m in mods] == sorted(m.ORDER for m in mods)
+    assert {"hyp0f1_accuracy", "moore_orthogonal_kl", "estimators"} <= {section_name(m) for m in mods}
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_provenance_ignores_an_unrelated_enclosing_repository(tmp_path):
+    src = Path(__file__).resolve().parents[1] / "symcheck" / "report" / "provenance.py"
+    # an installed copy inside some other project's repository, which does not track it
+    other = tmp_path / "other"
+    site = other / ".venv" / "site-packages" / "symcheck" / "report"
+    site.mkdir(parents=True)
+    shutil.copy(src, site / "provenance.py")
+    (other / "app.py").write_text("")
+    _git(other, "init", "-q")
+    _git(other, "add", "app.py")
+    _git(other, "commit", "-q", "-m", "x")
+    assert git_commit(site) == "not a symcheck checkout"
+    # a checkout that does track it: its commit is recorded
+    repo = tmp_path / "repo"
+    (repo / "symcheck" / "report").mkdir(parents=True)
+    shutil.copy(src, repo / "symcheck" / "report" / "provenance.py")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    sha = _git(repo, "commit", "-q", "-m", "x")
+    assert git_commit(repo / "symcheck" / "report") == sha
+    (repo / "symcheck" / "report" / "provenance.py").write_text("# changed\n")
+    assert git_commit(repo / "symcheck" / "report") == sha + "-dirty"
+    # not in any repository
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    assert git_commit(alone) == "not a symcheck checkout"
