@@ -106,7 +106,7 @@ def _run(claims, seed: int, show) -> dict[str, dict]:
     from tqdm.auto import tqdm
 
     results = {}
-    with tqdm(claims, desc="claims", unit="claim", leave=False, file=sys.stderr) as bar:
+    with tqdm(claims, desc="claims", unit="claim", leave=False, file=sys.stderr, disable=None) as bar:  # tty only
         for claim in bar:
             bar.set_postfix_str(claim.id, refresh=False)
             results[claim.id] = _with_verdict(claim.run(seed).to_json())

@@ -15,7 +15,7 @@ import pytest
 
 from symcheck.claims import Claim, Evidence
 from symcheck.report import build_report, load_sections, section_name
-from symcheck.report.math import formula, inline_math, is_latex
+from symcheck.report.math import formula, inline_math, is_latex, markdown_html
 from symcheck.report.papers import group_by_paper
 from symcheck.report.provenance import git_commit
 from symcheck.report.verdict import verdict
@@ -105,7 +105,7 @@ def test_html_pages(report):
     assert 'id="moore.eq9.test-erratum"' in moore and 'id="moore.eq8.test-verify"' in moore
     assert "louizos.eq1" not in moore
     alpha = (report / "section-alpha.html").read_text()
-    assert '<img alt="plot" src="alpha_plot.png"' in alpha and "<msup>" in alpha
+    assert re.search(r'<img src="alpha_plot.png" alt="plot"', alpha) and "<msup>" in alpha
 
 
 def test_unknown_section_is_refused_and_nothing_written(report):
@@ -189,6 +189,11 @@ def test_math_rendering():
     mixed = str(formula(r"x < 1 & $\alpha$"))
     assert mixed.startswith("x &lt; 1 &amp; <math") and "\\alpha" not in mixed
     assert str(inline_math("<b>")) == "&lt;b&gt;"
+    assert str(inline_math("costs $5 and $6, or \\$x$")) == "costs $5 and $6, or \\$x$"  # dollars, not math
+    # a starred symbol is not emphasis (CommonMark, as GitHub renders README.md); emphasis still is
+    starred = str(markdown_html("KL[q*‖q̃] (terms log q*(z*) − log q̃(z*)) and H(q*)"))
+    assert "<em>" not in starred and starred.count("*") == 5
+    assert "<em>Control variate</em>" in str(markdown_html("*Control variate* (CV)"))
 
 
 def test_papers_grouped_in_paper_order_unknown_last():

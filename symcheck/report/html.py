@@ -2,7 +2,7 @@
 
 Pages are Jinja2 templates (``templates/``, autoescaped) with one stylesheet (``static/report.css``).
 Formulas are MathML (:mod:`symcheck.report.math`), so the pages need no script and no network.
-Section Markdown is converted by Python-Markdown (tables, ``$…$`` math).
+Section Markdown is CommonMark with tables and ``$…$`` math (:func:`symcheck.report.math.markdown_html`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from collections import Counter
 from collections.abc import Mapping
 from importlib import resources
 
-import markdown
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 
-from symcheck.report.math import MathExtension, formula, inline_math
+from symcheck.report.math import formula, inline_math, markdown_html
 from symcheck.report.papers import group_by_paper, paper_of, paper_title
 from symcheck.report.provenance import kept_note
 from symcheck.report.verdict import fmt, verdict
@@ -87,10 +85,8 @@ def render_pages(claims: list[Mapping], sections: list[Mapping], prov: Mapping,
         errata=[c for c in views if c["status"] == "erratum"], failing=[c for c in views if c["status"] == "fails"])}
     for p in papers:
         pages[p["page"]] = _ENV.get_template("paper.html").render(page=p["page"], paper=p, **common)
-    to_html = markdown.Markdown(extensions=["tables", "sane_lists", MathExtension()])
     for s, view in zip(sections, section_views):
-        body = to_html.reset().convert(s["markdown"])
         pages[view["page"]] = _ENV.get_template("section.html").render(
-            page=view["page"], section=dict(view, body=Markup(body)), **common)
+            page=view["page"], section=dict(view, body=markdown_html(s["markdown"])), **common)
     pages["report.css"] = resources.files("symcheck.report").joinpath("static/report.css").read_text()
     return pages

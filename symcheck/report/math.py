@@ -1,8 +1,9 @@
 """LaTeX → MathML for the HTML report (rendered by the browser itself: no script, no network).
 
-Conversion is done by :mod:`latex2mathml`. Text may carry inline math between single dollar
-signs (``$\\frac{a}{b}$``); :func:`inline_math` converts those spans and escapes the rest, and
-:class:`MathExtension` does the same inside Markdown.
+Conversion is done by :mod:`latex2mathml`. Plain text (claim statements, evidence) may carry
+inline math between single dollar signs (``$\\frac{a}{b}$``); :func:`inline_math` converts
+those spans and escapes the rest. :func:`markdown_html` renders a section's Markdown
+(CommonMark with tables, as GitHub reads ``README.md``) with ``$…$`` and ``$$…$$`` as MathML.
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 import re
 
 from latex2mathml.converter import convert
-from markdown.extensions import Extension
-from markdown.inlinepatterns import InlineProcessor
+from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-__all__ = ["MathExtension", "formula", "inline_math", "is_latex", "latex_to_mathml"]
+__all__ = ["formula", "inline_math", "is_latex", "latex_to_mathml", "markdown_html"]
 
-#: ``$…$`` on one line, not preceded by a backslash (``\$`` is a literal dollar).
-INLINE_MATH = r"(?<!\\)\$([^$\n]+?)\$"
+#: ``$…$`` on one line, as in pandoc and :func:`markdown_html`: no space just inside the dollars, no
+#: digit just after the closing one, and ``\$`` is a literal dollar ("$5 and $6" stays text).
+INLINE_MATH = r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s$\\])\$(?!\d)"
 
 
 def latex_to_mathml(latex: str, display: str = "inline") -> Markup:
@@ -59,13 +61,18 @@ def formula(text: str) -> Markup:
     return latex_to_mathml(text) if is_latex(text) else inline_math(text)
 
 
-class _MathInline(InlineProcessor):
-    def handleMatch(self, m, data):  # noqa: N802 - Markdown's API name
-        return self.md.htmlStash.store(str(latex_to_mathml(m.group(1)))), m.start(0), m.end(0)
+def _markdown() -> MarkdownIt:
+    # dollars as in pandoc: no space inside the delimiters, no digit after the closing one ("$5 and $6" is text)
+    md = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, allow_space=False, allow_digits=False)
+    md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: str(latex_to_mathml(tokens[idx].content)))
+    md.add_render_rule("math_block", lambda self, tokens, idx, options, env:
+                       str(latex_to_mathml(tokens[idx].content, display="block")) + "\n")
+    return md
 
 
-class MathExtension(Extension):
-    """Python-Markdown extension: ``$…$`` becomes MathML (before escapes and emphasis are read)."""
+_MARKDOWN = _markdown()
 
-    def extendMarkdown(self, md):  # noqa: N802 - Markdown's API name
-        md.inlinePatterns.register(_MathInline(INLINE_MATH, md), "symcheck-math", 185)
+
+def markdown_html(text: str) -> Markup:
+    """HTML of a section's Markdown: CommonMark and tables, ``$…$`` / ``$$…$$`` as MathML."""
+    return Markup(_MARKDOWN.render(text))
