@@ -82,8 +82,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_report(args, parser) -> int:
-    from symcheck.report import build_report
+    from symcheck.report import build_report, check_only
 
+    try:
+        check_only(args.out, args.only)
+    except ValueError as err:
+        parser.error(f"argument --{err}")
     out = build_report(args.out, seed=args.seed, quick=args.quick, only=args.only)
     print(f"report written to {out}/index.html (and README.md)")
     return 0

@@ -94,6 +94,12 @@ def test_a_failing_claim_fails_the_run(capsys, monkeypatch):
     assert main(["check", "moore.test.bad"]) == 1
 
 
+def test_report_only_on_an_old_report_is_refused(capsys, tmp_path):
+    (tmp_path / "README.md").write_text("old\n")
+    err = _usage_error(capsys, ["report", "--out", str(tmp_path), "--only", "estimators"])
+    assert "argument --only: " in err and "holds a report without report.json" in err
+
+
 def test_report_arguments_reach_build_report(capsys, monkeypatch, tmp_path):
     seen = {}
     monkeypatch.setattr(symcheck.report, "build_report", lambda out, **kw: seen.update(kw, out=out) or Path(out))

@@ -118,6 +118,13 @@ def test_unknown_section_is_refused_and_nothing_written(report):
     assert _snapshot(report) == before
 
 
+def test_only_refuses_to_overwrite_a_report_it_cannot_keep(tmp_path):
+    (tmp_path / "README.md").write_text("# a report from an older symcheck\n")
+    with pytest.raises(ValueError, match="only: .* holds a report without report.json"):
+        build_report(tmp_path, only=["alpha"], sections=[_section("alpha", 1, "x")], progress=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]
+
+
 def test_interrupted_run_leaves_previous_report(report):
     (report / "notes.txt").write_text("not the report's")
     before = _snapshot(report)
@@ -211,7 +218,8 @@ def _git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                         "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -36,13 +36,13 @@ from types import ModuleType
 from tqdm.auto import tqdm
 
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
+from symcheck.report import provenance as _provenance
 from symcheck.report import sections as _sections_pkg
 from symcheck.report.html import render_pages
 from symcheck.report.markdown_page import render_markdown
-from symcheck.report import provenance as _provenance
 from symcheck.report.verdict import number
 
-__all__ = ["ReportContext", "build_report", "load_sections", "section_name"]
+__all__ = ["ReportContext", "build_report", "check_only", "load_sections", "section_name"]
 
 #: The manifest of a report folder (see the module docstring).
 MANIFEST = "report.json"
@@ -107,7 +107,7 @@ def _files_in(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir() if p.is_file()}
 
 
-def _publish(stage: Path, out: Path, previous_files: list[str]) -> list[str]:
+def _publish(stage: Path, out: Path, previous_files: list[str]) -> None:
     """Move every file of ``stage`` into ``out`` (entry pages last); drop files the new report lacks.
 
     Only files listed by the previous manifest are ever removed, never anything else in ``out``.
@@ -118,7 +118,37 @@ def _publish(stage: Path, out: Path, previous_files: list[str]) -> list[str]:
         os.replace(stage / name, out / name)
     for name in set(previous_files) - set(new):
         (out / name).unlink(missing_ok=True)
-    return new
+
+
+def check_only(out_dir, only: list[str] | None, sections: list[ModuleType] | None = None) -> None:
+    """Check the ``only`` argument of :func:`build_report` before anything runs.
+
+    Parameters
+    ----------
+    out_dir : path
+        The report folder.
+    only : list of str or None
+        Section names to re-render (``None``: the whole report).
+    sections : list of module, optional
+        The section modules (default: :func:`load_sections`).
+
+    Raises
+    ------
+    ValueError
+        ``"only: …"`` if ``only`` is empty, names an unknown section, or is given for a folder
+        holding a report without a manifest (an older symcheck's), whose parts cannot be kept.
+    """
+    if only is None:
+        return
+    known = [section_name(m) for m in (load_sections() if sections is None else sections)]
+    unknown = [n for n in only if n not in known]
+    if not only or unknown:
+        problem = "give at least one section name" if not only else f"unknown section(s) {', '.join(unknown)}"
+        raise ValueError(f"only: {problem}; known sections: {', '.join(known)}")
+    out = Path(out_dir)
+    if (out / "README.md").exists() and not (out / MANIFEST).exists():
+        raise ValueError(f"only: {out} holds a report without {MANIFEST} (written by an older symcheck), so its "
+                         "claims and sections cannot be kept; run the full report once first")
 
 
 def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, only: list[str] | None = None,
@@ -153,64 +183,77 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     Raises
     ------
     ValueError
-        If ``only`` is empty or names an unknown section, or ``seed`` is negative.
+        If ``seed`` is negative, or ``only`` is refused by :func:`check_only`.
     """
     if seed < 0:
         raise ValueError(f"seed: must be a non-negative integer, got {seed}")
     mods = load_sections() if sections is None else list(sections)
-    known = [section_name(m) for m in mods]
-    if only is not None:
-        unknown = [n for n in only if n not in known]
-        if not only or unknown:
-            problem = "give at least one section name" if not only else f"unknown section(s) {', '.join(unknown)}"
-            raise ValueError(f"only: {problem}; known sections: {', '.join(known)}")
+    check_only(out_dir, only, mods)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     previous = _read_manifest(out)
     prov = _provenance.provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
-    stamp = _provenance.part_stamp(prov, quick)
     disable = None if progress is None else not progress
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
         stage = Path(tmp)
         ctx = ReportContext(out_dir=stage, seed=seed, quick=quick)
         if only is None:
-            todo = all_claims() if claims is None else list(claims)
-            with tqdm(todo, desc="claims", unit="claim", disable=disable, leave=False) as bar:
-                for claim in bar:
-                    bar.set_postfix_str(claim.id, refresh=False)
-                    ctx.results.append(claim.run(seed))
-            claim_json = [r.to_json() for r in ctx.results]
+            ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
             claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode
-        else:
+        else:  # keep the claim results of the report in out (if it has any)
             claims_stamp = previous.get("claims")
-            claim_json = json.loads((out / "claims.json").read_text()) if claims_stamp else []
-            ctx.results = [_result_from_json(d) for d in claim_json]
-        kept = {s["name"]: s for s in previous.get("sections", [])}
-        parts = []
-        with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
-            for mod in bar:
-                name = section_name(mod)
-                if only is not None and name not in only:
-                    if name in kept:
-                        for f in kept[name]["files"]:
-                            shutil.copy2(out / f, stage / f)
-                        parts.append(kept[name])
-                    continue
-                bar.set_postfix_str(name, refresh=False)
-                before = _files_in(stage)
-                markdown = mod.render(ctx).rstrip()
-                parts.append({"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
-                              "files": sorted(_files_in(stage) - before), "provenance": stamp})
+            ctx.results = [_result_from_json(d) for d in json.loads((out / "claims.json").read_text())] \
+                if claims_stamp else []
+        parts = _render_sections(mods, ctx, only, previous, out, _provenance.part_stamp(prov, quick), disable)
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
-        if claims_stamp:
-            (stage / "claims.json").write_text(json.dumps(claim_json, indent=1) + "\n")
-        (stage / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
-        (stage / "README.md").write_text(render_markdown(claim_json, parts, prov, claims_stamp))
-        for name, text in render_pages(claim_json, parts, prov, claims_stamp).items():
-            (stage / name).write_text(text)
-        manifest = {"provenance": prov, "claims": claims_stamp, "sections": parts}
-        manifest["files"] = sorted(_files_in(stage) | {MANIFEST})
-        (stage / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
     return out
+
+
+def _run_claims(claims: list[Claim], seed: int, disable) -> list[ClaimResult]:
+    """Run the claims with a progress bar (count, ETA)."""
+    results = []
+    with tqdm(claims, desc="claims", unit="claim", disable=disable, leave=False) as bar:
+        for claim in bar:
+            bar.set_postfix_str(claim.id, refresh=False)
+            results.append(claim.run(seed))
+    return results
+
+
+def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, stamp: dict, disable) -> list[dict]:
+    """Render the sections into ``ctx.out_dir``; with ``only``, copy the others from the report in ``out``.
+
+    Returns the manifest entry of each section: name, title, order, Markdown, files, provenance.
+    """
+    kept = {s["name"]: s for s in previous.get("sections", [])}
+    parts = []
+    with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
+        for mod in bar:
+            name = section_name(mod)
+            if only is not None and name not in only:
+                if name in kept:
+                    for f in kept[name]["files"]:
+                        shutil.copy2(out / f, ctx.out_dir / f)
+                    parts.append(kept[name])
+                continue
+            bar.set_postfix_str(name, refresh=False)
+            before = _files_in(ctx.out_dir)
+            markdown = mod.render(ctx).rstrip()
+            parts.append({"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
+                          "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp})
+    return parts
+
+
+def _write_pages(stage: Path, claim_json: list[dict], parts: list[dict], prov: dict, claims_stamp) -> None:
+    """Write claims.json, provenance.json, README.md, the HTML pages and the manifest into ``stage``."""
+    if claims_stamp:
+        (stage / "claims.json").write_text(json.dumps(claim_json, indent=1) + "\n")
+    (stage / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
+    (stage / "README.md").write_text(render_markdown(claim_json, parts, prov, claims_stamp))
+    for name, text in render_pages(claim_json, parts, prov, claims_stamp).items():
+        (stage / name).write_text(text)
+    manifest = {"provenance": prov, "claims": claims_stamp, "sections": parts,
+                "files": sorted(_files_in(stage) | {MANIFEST})}
+    (stage / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")

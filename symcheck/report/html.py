@@ -19,7 +19,7 @@ from symcheck.report.papers import group_by_paper, paper_of, paper_title
 from symcheck.report.provenance import kept_note
 from symcheck.report.verdict import fmt, verdict
 
-__all__ = ["render_pages", "paper_page", "section_page"]
+__all__ = ["paper_page", "render_pages", "section_page"]
 
 _ENV = Environment(loader=PackageLoader("symcheck.report", "templates"), autoescape=select_autoescape(["html"]),
                    trim_blocks=True, lstrip_blocks=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["PAPERS", "paper_of", "paper_title", "group_by_paper"]
+__all__ = ["PAPERS", "group_by_paper", "paper_of", "paper_title"]
 
 #: Titles of the papers (``shared/papers/README.md``) and of the ₀F₁ part, by claim-id prefix.
 PAPERS = {

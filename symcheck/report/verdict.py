@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["number", "fmt", "verdict"]
+__all__ = ["fmt", "number", "verdict"]
 
 
 def number(value) -> float:
