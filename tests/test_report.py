@@ -214,12 +214,10 @@ def test_sections_are_named_and_ordered():
     assert {"hyp0f1_accuracy", "moore_orthogonal_kl", "estimators"} <= {section_name(m) for m in mods}
 
 
-def _git(cwd, *args):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
+def _git(cwd, *args) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -241,7 +239,8 @@ def test_provenance_ignores_an_unrelated_enclosing_repository(tmp_path):
     shutil.copy(src, repo / "symcheck" / "report" / "provenance.py")
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
-    sha = _git(repo, "commit", "-q", "-m", "x")
+    _git(repo, "commit", "-q", "-m", "x")
+    sha = _git(repo, "rev-parse", "HEAD")
     assert git_commit(repo / "symcheck" / "report") == sha
     (repo / "symcheck" / "report" / "provenance.py").write_text("# changed\n")
     assert git_commit(repo / "symcheck" / "report") == sha + "-dirty"
