@@ -1,48 +1,93 @@
-"""Large-argument (Laplace-on-the-group) asymptotics of ₀F₁(k/2; AAᵀ/4) = ∫_{O(k)} e^{Σσᵢ Tᵢᵢ} dT.
+"""Large-σ asymptotic expansion of log ₀F₁(k/2; AAᵀ/4) = log ∫_{O(k)} e^{Σσᵢ Tᵢᵢ} dT, to O(1/σ³).
 
-Derivation. Write σ sorted decreasingly. On the identity component SO(k) the exponent
-Σσᵢ Tᵢᵢ is maximal at T = I; with T = exp(Θ), Θ skew with entries θᵢⱼ (i < j),
-Σσᵢ Tᵢᵢ = Σσᵢ − ½ Σ_{i<j} (σᵢ + σⱼ) θᵢⱼ² + O(θ³). In the coordinates θᵢⱼ the Haar
-*probability* measure of O(k) has density 1/(2·Vol SO(k)) at the identity, where
-Vol SO(k) = ∏_{m=1}^{k−1} |S^m|, |S^m| = 2π^{(m+1)/2}/Γ((m+1)/2), is the volume for the
-metric in which the θᵢⱼ are orthonormal. The Gaussian integral gives
+Leading term (Laplace's method on the group). Write σ sorted decreasingly. On the identity
+component SO(k) the exponent Σσᵢ Tᵢᵢ is maximal at T = I. With T = exp(Θ), Θ skew with entries
+θᵢⱼ (i < j), the Haar *probability* measure of O(k) is dT = J(Θ) dθ / (2 Vol SO(k)), where
+Vol SO(k) = ∏_{m=1}^{k−1} |S^m|, |S^m| = 2π^{(m+1)/2}/Γ((m+1)/2), is the volume for the metric in
+which the θᵢⱼ are orthonormal, and J(Θ) = det(sinh(ad_Θ/2)/(ad_Θ/2)) is the Jacobian of exp. As
+(Θ²)ᵢᵢ = −Σₗ θᵢₗ² and odd powers of a skew matrix have zero diagonal,
 
-    I₊ ≈ e^{Σσ} ∏_{i<j} sqrt(2π / (σᵢ + σⱼ)) / (2 Vol SO(k)).
+    Σσᵢ (e^Θ)ᵢᵢ = Σσ − ½ Σ_{i<j} (σᵢ+σⱼ) θᵢⱼ² + Σ_{m≥2} tr(S Θ^{2m})/(2m)!,   S = diag(σ),
 
-The other coset is D·SO(k), D = diag(1, …, 1, −1) (the smallest σ flipped), with maximum
-Σσ − 2σ_k and pair curvatures σᵢ + σⱼ (i < j < k) and σᵢ − σ_k (j = k):
+so I₊ = ∫_{SO(k)} = e^{Σσ} ∏_{i<j} sqrt(2π vᵢⱼ) / (2 Vol SO(k)) · E[e^Φ], vᵢⱼ = 1/(σᵢ+σⱼ), the
+expectation over independent θᵢⱼ ~ N(0, vᵢⱼ) (extended from the injectivity domain of exp to all
+of ℝ^{k(k−1)/2}: an exponentially small change), with
 
-    I₋ ≈ e^{Σσ − 2σ_k} ∏_{i<j<k} sqrt(2π/(σᵢ+σⱼ)) ∏_{i<k} sqrt(2π/(σᵢ−σ_k)) / (2 Vol SO(k)).
+    Φ = Σ_{p≥1} Φ_p,   Φ_p = tr(S Θ^{2p+2})/(2p+2)! + c_p tr(ad_Θ^{2p}),   c_p = B_{2p}/(2p·(2p)!)
 
-log ₀F₁ ≈ log(I₊ + I₋) (I₋ dropped when σ_{k−1} = σ_k, where its saddle degenerates and
-its weight is ≤ I₊). Check for k = 2: I₊ = e^{σ₁+σ₂}/(2·sqrt(2π(σ₁+σ₂))), the leading term of
-½ I₀(σ₁+σ₂).
+(log(sinh(x/2)/(x/2)) = Σ c_p x^{2p}: c₁ = 1/24, c₂ = −1/2880, c₃ = 1/181440; B Bernoulli numbers).
+On so(k), splitting gl(k) = so(k) ⊕ sym(k) and using tr(X ↦ AXB) = tr A tr B and
+tr(X ↦ AXᵀB) = tr(ABᵀ),
 
-First-order correction (``order=1``). Odd powers of a skew Θ have zero diagonal, so the
-next term of the exponent is q(Θ) = Σσᵢ (Θ⁴)ᵢᵢ / 24; the Haar density in exponential
-coordinates is J(Θ) = det((1 − e^{−ad Θ})/ad Θ), log J = tr(ad_Θ²)/24 + O(Θ⁴)
-= (k−2) tr(Θ²)/24 = −(k−2)/12 Σ_{i<j} θᵢⱼ². With θᵢⱼ ~ N(0, vᵢⱼ), vᵢⱼ = 1/(σᵢ+σⱼ),
-Gaussian moments give log I = (leading) + E[q] + E[log J] + O(1/σ²) with
+    tr(ad_Θ^{2p}) = ½ Σ_{j=0}^{2p} C(2p, j) (−1)^j tr(Θ^{2p−j}) tr(Θ^j) − 2^{2p−1} tr(Θ^{2p})
 
-    E[q] = (1/24) Σᵢ σᵢ [Σₗ vᵢₗ² + rᵢ² + Σₗ vᵢₗ rₗ],  rᵢ = Σₗ vᵢₗ,
-    E[log J] = −(k−2)/12 Σ_{i<j} vᵢⱼ,
+(tr Θ⁰ = k, odd traces vanish): (k−2) tr Θ², (k−8) tr Θ⁴ + 3 (tr Θ²)², (k−32) tr Θ⁶ + 15 tr Θ² tr Θ⁴.
+Each θ is O(σ^{−1/2}), so Φ_p = O(1/σ^p), and the cumulant expansion of log E[e^Φ] collected by
+homogeneous degree in σ gives log I₊ = (leading) + T₁ + T₂ + T₃ + O(1/σ⁴) with
 
-and the same on the other coset with σ_k replaced by −σ_k. For k = 2 this is 1/(8(σ₁+σ₂)),
-the first term of the Hankel expansion of I₀.
+    T₁ = κ(Φ₁),  T₂ = κ(Φ₂) + ½κ(Φ₁, Φ₁),  T₃ = κ(Φ₃) + κ(Φ₁, Φ₂) + ⅙κ(Φ₁, Φ₁, Φ₁),
 
-Error: O(1/min pair sum) at order 0, O(1/min pair sum²) at order 1 (and the same in the gap
-σ_{k−1} − σ_k for I₋); the report measures it. Valid range: all pair sums σᵢ + σⱼ ≫ 1,
-i.e. at most one small singular value. Not valid near σ = 0 (it diverges there).
+the joint cumulants computed exactly by Wick's theorem for any k
+(:mod:`symcheck.hyp0f1.wick`): rational combinations of contraction patterns of v and σ. For
+k = 2 these are the terms of the Hankel expansion of log I₀(σ₁+σ₂): 1/(8z), 1/(16z²), 25/(384z³).
+
+The other coset is D·SO(k), D = diag(1, …, 1, −1): the same expansion with σ_k replaced by −σ_k
+(pair sums σᵢ − σ_k for j = k), giving I₋, and log ₀F₁ = log(I₊ + I₋).
+
+Valid range. Every pair sum σᵢ + σⱼ (i < j) must be large: the expansion is in powers of vᵢⱼ, and
+the terms grow with k (T_p ~ (k²·max v)^p roughly). The I₋ coset needs its pair sums σᵢ − σ_k
+(i < k) large too, *or* to be negligible: I₋ ≤ ½ e^{Σσ − 2σ_k} (the integrand's maximum on the
+coset times its mass), so where that bound is below 2⁻⁶⁰·I₊ the coset is dropped, and where
+σ_{k−1} = σ_k (its saddle degenerates) it is dropped too; either way log(1 + bound/I₊) is added
+to the error estimate.
+Not valid near σ = 0 (the terms diverge there); where a pair sum σᵢ + σⱼ is 0 the value is inf.
+
+Error estimate (estimated, not proven). ``asymptotic_error_estimate(sig, k, order)`` returns, in
+log ₀F₁, w₊·|T₊| + w₋·|T₋| + (dropped-coset bound) + float64 rounding, where T± is the *first
+omitted* term T_{order+1} of each coset for order < MAX_ORDER and, at order = MAX_ORDER = 3, the
+*last included* term T₃ (T₄ is not computed), and w± = I±/(I₊ + I₋). Inside the valid range the
+actual error is about |T_{order+1}|; the estimate at order 3 is then conservative by a factor of
+about |T₃/T₄|. Outside it the estimate is large (or inf), which is the signal not to use the value.
+The series is asymptotic, not convergent: where the terms stop decreasing (e.g. T₃ ≈ T₂ at
+σ ≈ 10·(1, 0.5, 0.2), k = 3) a higher order does not help.
+
+Cost. The contraction patterns are built once per process (orders 1–2 instantly, order 3 in about
+two seconds). Then a value costs O(k⁴) per row (O(k³) but for three K₄ patterns at order 3): about
+0.5 ms for one value at order 1 and 5–10 ms at orders 2–3 (both cosets, with the error estimate,
+which needs T₃ at order 2), and 0.01–0.3 ms per value in batches, for k ≤ 12.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from functools import lru_cache
+from math import comb, factorial
+
 import numpy as np
 from scipy import special
 
-__all__ = ["grad_log_hyp0f1_asymptotic", "log_hyp0f1_asymptotic", "log_vol_so"]
+from symcheck._checks import check_int
+from symcheck.hyp0f1 import wick
+
+__all__ = [
+    "MAX_ORDER",
+    "ad_trace_monomials",
+    "asymptotic_error_estimate",
+    "expansion_terms",
+    "grad_log_hyp0f1_asymptotic",
+    "log_hyp0f1_asymptotic",
+    "log_jacobian_coefficient",
+    "log_vol_so",
+]
+
+#: Highest order (power of 1/σ) of the expansion.
+MAX_ORDER = 3
+
+#: The I₋ coset is dropped where its bound ½e^{Σσ−2σ_k} is below this fraction of I₊.
+NEGLIGIBLE_COSET = 2.0**-60
 
 _LOG_2PI = np.log(2 * np.pi)
+EPS = np.finfo(float).eps
 
 
 def log_vol_so(k: int) -> float:
@@ -51,59 +96,200 @@ def log_vol_so(k: int) -> float:
     return float(np.sum(np.log(2.0) + (m + 1) / 2 * np.log(np.pi) - special.gammaln((m + 1) / 2)))
 
 
-def _first_order(st: np.ndarray, k: int) -> np.ndarray:
-    """E[q] + E[log J] for effective (signed) singular values ``st`` (n, k), see module notes."""
-    with np.errstate(divide="ignore"):
+def _bernoulli(n: int) -> Fraction:
+    """Bernoulli number B_n (B₁ = −½) by the recurrence Σ_{j<m+1} C(m+1, j) B_j = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(comb(m + 1, j) * b[j] for j in range(m)) / (m + 1))
+    return b[n]
+
+
+def log_jacobian_coefficient(p: int) -> Fraction:
+    """c_p in log(sinh(x/2)/(x/2)) = Σ_{p≥1} c_p x^{2p}: c_p = B_{2p}/(2p·(2p)!)."""
+    return _bernoulli(2 * p) / (2 * p * factorial(2 * p))
+
+
+def ad_trace_monomials(p: int) -> tuple:
+    """tr_so(k)(ad_Θ^{2p}) as monomials in tr Θ^m: ((coefficient, ((0, m₁), (0, m₂), …)), …).
+
+    ½ Σ_j C(2p, j) tr(Θ^{2p−j}) tr(Θ^j) − 2^{2p−1} tr(Θ^{2p}) (odd j dropped: their traces
+    vanish); (0, 0) is tr Θ⁰ = k. Words as in :mod:`symcheck.hyp0f1.wick`.
+    """
+    mons = [(Fraction(comb(2 * p, j), 2), ((0, 2 * p - j), (0, j))) for j in range(0, 2 * p + 1, 2)]
+    mons.append((Fraction(-(2 ** (2 * p - 1))), ((0, 2 * p),)))
+    return tuple(mons)
+
+
+def _phi(p: int) -> tuple:
+    """Φ_p = tr(S Θ^{2p+2})/(2p+2)! + c_p tr(ad_Θ^{2p}) as a sum of monomials."""
+    c = log_jacobian_coefficient(p)
+    return ((Fraction(1, factorial(2 * p + 2)), ((1, 2 * p + 2),)),
+            *((c * a, words) for a, words in ad_trace_monomials(p)))
+
+
+def _partitions(n: int, largest: int | None = None):
+    """Integer partitions of n as non-increasing tuples."""
+    if n == 0:
+        yield ()
+        return
+    for p in range(min(n, largest or n), 0, -1):
+        for rest in _partitions(n - p, p):
+            yield (p, *rest)
+
+
+@lru_cache(maxsize=None)
+def order_patterns(p: int) -> wick.PatternSum:
+    """T_p = Σ over partitions (p₁, …, p_r) of p of κ(Φ_{p₁}, …, Φ_{p_r}) / ∏ (multiplicity)!.
+
+    Built once per process (order 3 takes about two seconds).
+    """
+    total: dict = {}
+    for part in _partitions(p):
+        weight = Fraction(1)
+        for q in set(part):
+            weight /= factorial(part.count(q))
+        for pat, c in wick.cumulant_patterns(tuple(_phi(q) for q in part)).items():
+            total[pat] = total.get(pat, 0) + weight * c
+    return {pat: c for pat, c in total.items() if c}
+
+
+def _coset_terms(st: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
+    """T₁..T_{n_terms} (n, n_terms) for signed singular values ``st`` (n, k), and their rounding bounds."""
+    k = st.shape[1]
+    with np.errstate(divide="ignore"):  # the diagonal (2σᵢ, possibly 0) is overwritten
         v = 1.0 / (st[:, :, None] + st[:, None, :])
     idx = np.arange(k)
     v[:, idx, idx] = 0.0
-    r = v.sum(axis=2)
-    term = (v * v).sum(axis=2) + r * r + np.einsum("nil,nl->ni", v, r)
-    return (st * term).sum(axis=1) / 24.0 - (k - 2) / 24.0 * v.sum(axis=(1, 2))
+    vals = np.zeros((st.shape[0], n_terms))
+    rnd = np.zeros_like(vals)
+    for p in range(1, n_terms + 1):
+        vals[:, p - 1], rnd[:, p - 1] = wick.evaluate(order_patterns(p), st, v)
+    return vals, rnd
 
 
-def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
-    """Large-σ asymptotic of log ₀F₁(k/2; AAᵀ/4), both cosets of O(k).
+def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER) -> dict:
+    """The pieces of the expansion for each row of ``sig`` (..., k) (k >= 2), flattened to (n, ...).
+
+    Returns
+    -------
+    dict
+        ``lead_plus``, ``lead_minus``: log of the leading (Laplace) terms of I₊ and I₋ (−inf where
+        I₋ is dropped; inf where a pair sum is 0). ``terms_plus``, ``terms_minus``: T₁ … T_{n_terms}
+        of each coset, shape (n, n_terms) (0 where the coset is dropped). ``round_plus``,
+        ``round_minus``: float64 error bounds of those terms (:func:`symcheck.hyp0f1.wick.evaluate`).
+        ``round_lead``: float64 error bound of the leading terms. ``dropped``: bound log(1 + ½e^{Σσ−2σ_k}/I₊)
+        on what leaving I₋ out costs in log ₀F₁ where it is dropped, else 0. ``invalid``: a
+        pair sum σᵢ + σⱼ is 0.
+    """
+    flat = -np.sort(-sig.reshape(-1, k), axis=1)
+    n = flat.shape[0]
+    iu, ju = np.triu_indices(k, 1)
+    const = -np.log(2.0) - log_vol_so(k) + 0.5 * len(iu) * _LOG_2PI
+    total = flat.sum(axis=1)
+    invalid = flat[:, k - 2] + flat[:, k - 1] <= 0
+    ok = ~invalid
+    with np.errstate(divide="ignore"):
+        log_pair = np.where(ok[:, None], np.log(flat[:, iu] + flat[:, ju]), 0.0)
+    lead_plus = np.where(ok, total + const - 0.5 * np.sum(log_pair, axis=1), np.inf)
+    out = {"lead_plus": lead_plus, "lead_minus": np.full(n, -np.inf), "invalid": invalid}
+    for name in ("terms_plus", "round_plus", "terms_minus", "round_minus"):
+        out[name] = np.zeros((n, n_terms))
+    if ok.any() and n_terms:
+        out["terms_plus"][ok], out["round_plus"][ok] = _coset_terms(flat[ok], n_terms)
+    # the I₋ coset: kept where its bound ½e^{Σσ−2σ_k} is not negligible and its saddle is non-degenerate
+    gap = flat[:, k - 2] - flat[:, k - 1]
+    log_bound_ratio = total - 2 * flat[:, k - 1] - np.log(2.0) - lead_plus
+    relevant = ok & (log_bound_ratio > np.log(NEGLIGIBLE_COSET))
+    keep = relevant & (gap > 0)
+    # log(I₊ + I₋) − log I₊ ≤ log(1 + bound ratio) wherever I₋ is left out
+    out["dropped"] = np.where(ok & ~keep, np.logaddexp(0.0, log_bound_ratio), 0.0)
+    size = np.abs(total) + abs(const) + 0.5 * np.sum(np.abs(log_pair), axis=1)
+    if keep.any():
+        fl = flat[keep].copy()
+        fl[:, k - 1] *= -1
+        log_pm = np.log(fl[:, iu] + fl[:, ju])
+        out["lead_minus"][keep] = fl.sum(axis=1) + const - 0.5 * np.sum(log_pm, axis=1)
+        size[keep] = np.maximum(size[keep], np.abs(fl.sum(axis=1)) + abs(const) + 0.5 * np.sum(np.abs(log_pm), axis=1))
+        if n_terms:
+            out["terms_minus"][keep], out["round_minus"][keep] = _coset_terms(fl, n_terms)
+    # Σσ, the constant and ½Σ log(pair sum): one rounding per operation, each of a term ≤ size
+    out["round_lead"] = (len(iu) + k + 8) * EPS * size
+    return out
+
+
+def _combine(parts: dict, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """log(I₊ + I₋) at ``order`` and the error estimate (module notes) from :func:`expansion_terms`."""
+    with np.errstate(invalid="ignore"):
+        lp = parts["lead_plus"] + parts["terms_plus"][:, :order].sum(axis=1)
+        lm = parts["lead_minus"] + parts["terms_minus"][:, :order].sum(axis=1)
+        value = np.logaddexp(lp, lm)
+        w_minus = np.exp(lm - value)
+    nxt = min(order + 1, MAX_ORDER) - 1  # index of T_{order+1}, or of T₃ at order 3
+    if nxt < 0:  # k = 1 or no terms computed: only the leading term
+        e_plus = e_minus = np.zeros_like(value)
+    else:
+        e_plus, e_minus = np.abs(parts["terms_plus"][:, nxt]), np.abs(parts["terms_minus"][:, nxt])
+    rounding = (parts["round_lead"] + parts["round_plus"][:, :order].sum(axis=1)
+                + parts["round_minus"][:, :order].sum(axis=1) + 4 * EPS * np.abs(value))
+    err = (1 - w_minus) * e_plus + w_minus * e_minus + parts["dropped"] + rounding
+    invalid = parts["invalid"]
+    return np.where(invalid, np.inf, value), np.where(invalid, np.inf, err)
+
+
+def _log_cosh_half(s: np.ndarray) -> np.ndarray:
+    """log(cosh s) for O(1) = {±1} (k = 1): the two 'saddles' are exact."""
+    return np.logaddexp(s, -s) - np.log(2.0)
+
+
+def _evaluate(sig: np.ndarray, k: int, order) -> tuple[np.ndarray, np.ndarray]:
+    order = check_int(order, "order", minimum=0, maximum=MAX_ORDER)
+    shape = sig.shape[:-1]
+    if k == 1:
+        value = _log_cosh_half(sig.reshape(-1))
+        return value.reshape(shape), (2 * EPS * np.abs(value) + EPS).reshape(shape)
+    parts = expansion_terms(sig, k, min(order + 1, MAX_ORDER))
+    value, err = _combine(parts, order)
+    return value.reshape(shape), err.reshape(shape)
+
+
+def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1, return_error: bool = False):
+    """Large-σ asymptotic expansion of log ₀F₁(k/2; AAᵀ/4), both cosets of O(k).
 
     Parameters
     ----------
     sig : ndarray, shape (..., k)
-        Validated singular values; at most one may be small (see the module notes).
+        Validated singular values (:func:`symcheck._checks.as_sigma`); every pair sum must be
+        large (module notes).
     k : int
-    order : {0, 1}
-        0: Laplace on the group (leading term); 1: with the O(1/σ) correction.
+    order : int, 0 … MAX_ORDER
+        Number of correction terms T₁, …, T_order after the Laplace term; the error is
+        O(1/σ^{order+1}).
+    return_error : bool
+        Also return :func:`asymptotic_error_estimate` (computed with the same terms).
 
     Returns
     -------
     ndarray, shape sig.shape[:-1]
-        ``-inf``-free where every pair sum σᵢ + σⱼ (i < j) is > 0; ``inf`` (flagging
-        "outside the valid range") where a pair sum is 0.
+        ``inf`` where a pair sum σᵢ + σⱼ is 0 (outside the valid range). With
+        ``return_error`` a pair (value, error estimate).
+
+    References
+    ----------
+    Muirhead (1982), Thm. 7.4.1 (₀F₁ as a Haar integral); Moore (2016), App. A. The expansion
+    is derived in the module notes.
     """
-    flat = -np.sort(-sig.reshape(-1, k), axis=1)
-    if k == 1:
-        # O(1) = {±1}: the two "saddles" are exact.
-        s = flat[:, 0]
-        out = np.logaddexp(s, -s) - np.log(2.0)
-        return out.reshape(sig.shape[:-1])
-    iu, ju = np.triu_indices(k, 1)
-    const = -np.log(2.0) - log_vol_so(k) + 0.5 * len(iu) * _LOG_2PI
-    with np.errstate(divide="ignore"):
-        pair = flat[:, iu] + flat[:, ju]
-        log_plus = flat.sum(axis=1) + const - 0.5 * np.sum(np.log(pair), axis=1)
-        last = ju == k - 1
-        gap = flat[:, iu[last]] - flat[:, [k - 1]]
-        log_minus = (flat.sum(axis=1) - 2 * flat[:, k - 1] + const - 0.5 * np.sum(np.log(pair[:, ~last]), axis=1)
-                     - 0.5 * np.sum(np.log(gap), axis=1))
-    degenerate = gap.min(axis=1) <= 0
-    if order == 1:
-        log_plus = log_plus + _first_order(flat, k)
-        flipped = flat.copy()
-        flipped[:, k - 1] *= -1
-        with np.errstate(invalid="ignore"):
-            log_minus = log_minus + np.where(degenerate, 0.0, _first_order(flipped, k))
-    log_minus[degenerate] = -np.inf
-    out = np.logaddexp(log_plus, log_minus)
-    return out.reshape(sig.shape[:-1])
+    value, err = _evaluate(sig, k, order)
+    return (value, err) if return_error else value
+
+
+def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
+    """Estimated (not proven) absolute error of :func:`log_hyp0f1_asymptotic` in log ₀F₁.
+
+    The first omitted term |T_{order+1}| for order < MAX_ORDER, the last included |T₃| at
+    order = MAX_ORDER, weighted by the coset shares, plus the bound of a dropped coset and
+    float64 rounding (module notes). ``inf`` where a pair sum is 0.
+    """
+    return _evaluate(sig, k, order)[1]
 
 
 def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
@@ -111,8 +297,9 @@ def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.nd
 
     Step hᵢ = 1e-5·max(1, σᵢ): the truncation error h²·|f'''| is below 1e-10·|∂f/∂σ| for
     the smooth (rational and logarithmic) terms of the expansion, far below the expansion's
-    own O(1/σ²) error; rounding adds ~ eps·|f|/h.
+    own error; rounding adds ~ eps·|f|/h.
     """
+    check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     flat = sig.reshape(-1, k)
     grad = np.empty_like(flat)
     for i in range(k):

@@ -1,0 +1,339 @@
+"""The large-σ expansion of log ₀F₁ (symcheck.hyp0f1.asymptotic) and its Wick engine (wick.py).
+
+Independent routes: explicit ad matrices on so(k) (trace identities, the Jacobian of exp by a
+matrix power series), mpmath Taylor coefficients (c_p), tensor-product Gauss–Hermite quadrature
+(the Gaussian cumulants T₁, T₂, T₃ for k = 3, 4: exact for these polynomial degrees), the exact
+k = 2, 3 forms (gradients). Each claim on the expansion is also run with a planted error.
+"""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from symcheck.claims import get_claim, z_for_alpha
+from symcheck.hyp0f1 import asymptotic, closed_form, expmap, wick
+
+EPS = np.finfo(float).eps
+
+
+# --- so(k) machinery: ad matrices, trace identities, the Jacobian of exp --------------------
+
+def _ad_matrices(big):
+    """ad_Θ on so(k) in the basis E_b = e_i e_jᵀ − e_j e_iᵀ (i < j): (n, N, N), explicit."""
+    n, k, _ = big.shape
+    iu, ju = np.triu_indices(k, 1)
+    out = np.empty((n, iu.size, iu.size))
+    for b, (i, j) in enumerate(zip(iu, ju)):
+        e = np.zeros((k, k))
+        e[i, j], e[j, i] = 1.0, -1.0
+        comm = big @ e - e @ big
+        out[:, :, b] = comm[:, iu, ju]
+    return out
+
+
+def _trace_words(big, words):
+    """∏ tr(Θ^m) over plain words (0, m) (tr Θ⁰ = k)."""
+    k = big.shape[1]
+    val = np.ones(big.shape[0])
+    for marked, m in words:
+        assert marked == 0
+        val = val * np.trace(np.linalg.matrix_power(big, m), axis1=1, axis2=2) if m else val * k
+    return val
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7])
+@pytest.mark.parametrize("p", [1, 2, 3, 4])
+def test_ad_trace_identity(k, p, rng):
+    """tr_so(k)(ad^{2p}) = ½Σ C(2p,j) tr Θ^{2p−j} tr Θ^j − 2^{2p−1} tr Θ^{2p}, against the explicit ad matrix."""
+    big = expmap.skew_from_theta(rng.standard_normal((5, k * (k - 1) // 2)), k)
+    ad = _ad_matrices(big)
+    direct = np.trace(np.linalg.matrix_power(ad, 2 * p), axis1=1, axis2=2)
+    ident = sum(float(c) * _trace_words(big, words) for c, words in asymptotic.ad_trace_monomials(p))
+    # |tr M^m| rounding ≤ m·n²·eps·‖M‖₂^m for each trace; the coefficients sum to at most 2^{2p}·(k + 1)
+    m = 2 * p
+    bound = (m * ad.shape[1] ** 2 * np.linalg.norm(ad, 2, axis=(1, 2)) ** m
+             + 2**m * (k + 1) * m * k**2 * np.linalg.norm(big, 2, axis=(1, 2)) ** m)
+    assert np.all(np.abs(direct - ident) <= 4 * EPS * bound)
+
+
+def test_ad_trace_identity_catches_a_wrong_coefficient(rng):
+    """Planted: −2^{2p−1} → −2^{2p−2} in the identity for p = 2 must disagree with the ad matrix."""
+    k = 5
+    big = expmap.skew_from_theta(rng.standard_normal((3, 10)), k)
+    direct = np.trace(np.linalg.matrix_power(_ad_matrices(big), 4), axis1=1, axis2=2)
+    wrong = [(c if words != ((0, 4),) else c / 2, words) for c, words in asymptotic.ad_trace_monomials(2)]
+    ident = sum(float(c) * _trace_words(big, words) for c, words in wrong)
+    assert np.all(np.abs(direct - ident) > 1e-6 * np.abs(direct))
+
+
+def test_log_jacobian_coefficients_match_mpmath_taylor():
+    """c_p = B_{2p}/(2p(2p)!) against mpmath's Taylor coefficients of log(sinh(x/2)/(x/2))."""
+    mpmath.mp.dps = 40
+    try:
+        taylor = mpmath.taylor(lambda x: mpmath.log(mpmath.sinh(x / 2) / (x / 2)) if x else mpmath.mpf(0), 0, 10)
+    finally:
+        mpmath.mp.dps = 15
+    for p in range(1, 6):
+        c = asymptotic.log_jacobian_coefficient(p)
+        assert abs(float(c) - float(taylor[2 * p])) <= 4 * EPS * abs(float(c))
+    assert asymptotic.log_jacobian_coefficient(3) == Fraction(1, 181440)
+
+
+@pytest.mark.parametrize("k", [3, 4, 6])
+def test_exp_jacobian_from_spectrum_matches_matrix_series(k, rng):
+    """log J from the spectrum of −iΘ vs log det(sinh(ad/2)/(ad/2)) by its matrix power series."""
+    theta = 0.6 * rng.standard_normal((4, k * (k - 1) // 2))
+    big = expmap.skew_from_theta(theta, k)
+    lam = expmap.rotation_spectrum(big)
+    assert np.all(np.abs(lam).max(axis=1) < np.pi)
+    half = _ad_matrices(big) / 2
+    term = np.broadcast_to(np.eye(half.shape[1]), half.shape).copy()
+    series = term.copy()
+    sq = half @ half
+    for j in range(1, 60):  # sinh(x)/x = Σ x^{2j}/(2j+1)!; ‖ad/2‖ < 2π/2 here, 60 terms leave < 1e-30
+        term = term @ sq / ((2 * j) * (2 * j + 1))
+        series = series + term
+    direct = np.linalg.slogdet(series)[1]
+    got = expmap.log_exp_jacobian(lam)
+    assert np.all(np.abs(got - direct) <= 1e3 * EPS * (1 + np.abs(direct)))
+
+
+def test_exp_jacobian_series_truncation(rng):
+    """log J − Σ_{p≤3} c_p tr(ad^{2p}) is within the first omitted term's bound for small Θ."""
+    k = 5
+    big = expmap.skew_from_theta(0.05 * rng.standard_normal((4, 10)), k)
+    ad = _ad_matrices(big)
+    lam = expmap.rotation_spectrum(big)
+    approx = sum(float(asymptotic.log_jacobian_coefficient(p)) * np.trace(np.linalg.matrix_power(ad, 2 * p),
+                                                                           axis1=1, axis2=2) for p in (1, 2, 3))
+    rho = np.linalg.norm(ad, 2, axis=(1, 2))
+    # |c_p| ≤ 2/(2π)^{2p} (radius of convergence 2π), so the tail is ≤ N·2(ρ/2π)^8/(1 − (ρ/2π)²)
+    tail = ad.shape[1] * 2 * (rho / (2 * np.pi)) ** 8 / (1 - (rho / (2 * np.pi)) ** 2)
+    assert np.all(np.abs(expmap.log_exp_jacobian(lam) - approx) <= tail + 64 * EPS)
+
+
+# --- the Wick engine against Gauss–Hermite quadrature ---------------------------------------
+
+def _gh_terms(s, k, n_gh=7):
+    """T₁, T₂, T₃ for θᵢⱼ ~ N(0, 1/(sᵢ+sⱼ)) by tensor Gauss–Hermite quadrature, with a rounding bound.
+
+    Φ_p = tr(SΘ^{2p+2})/(2p+2)! + c_p tr(ad^{2p}) with the explicit ad matrix; n_gh = 7 nodes per
+    variable integrate polynomials of degree ≤ 13 in each θ exactly (Φ₁³ has degree 12).
+    """
+    iu, ju = np.triu_indices(k, 1)
+    v = 1.0 / (s[iu] + s[ju])
+    x, w = np.polynomial.hermite_e.hermegauss(n_gh)
+    w = w / math.sqrt(2 * math.pi)
+    grids = np.meshgrid(*([x] * iu.size), indexing="ij")
+    nodes = np.stack([g.ravel() for g in grids], axis=1) * np.sqrt(v)
+    wts = np.prod(np.stack(np.meshgrid(*([w] * iu.size), indexing="ij"), axis=-1).reshape(-1, iu.size), axis=1)
+    big = expmap.skew_from_theta(nodes, k)
+    ad = _ad_matrices(big)
+    phi = []
+    for p in (1, 2, 3):
+        sig_part = np.einsum("i,nii->n", s, np.linalg.matrix_power(big, 2 * p + 2)) / math.factorial(2 * p + 2)
+        jac = float(mpmath.taylor(lambda t: mpmath.log(mpmath.sinh(t / 2) / (t / 2)) if t else mpmath.mpf(0),
+                                  0, 2 * p)[2 * p])
+        phi.append(sig_part + jac * np.trace(np.linalg.matrix_power(ad, 2 * p), axis1=1, axis2=2))
+    f1, f2, f3 = phi
+
+    def e(x_):
+        return float(np.sum(wts * x_)), float(np.sum(wts * np.abs(x_)))
+
+    (m1, a1), (m11, a11), (m111, a111) = e(f1), e(f1 * f1), e(f1**3)
+    (m2, a2), (m12, a12), (m3, a3) = e(f2), e(f1 * f2), e(f3)
+    t1 = m1
+    t2 = m2 + 0.5 * (m11 - m1 * m1)
+    t3 = m3 + (m12 - m1 * m2) + (m111 - 3 * m11 * m1 + 2 * m1**3) / 6
+    # each weighted sum (pairwise summation of n terms, each a product of ~30 roundings) is off by
+    # ≤ (log2 n + 30)·eps·Σ|w f|; propagated through the cumulant formulas with absolute values
+    g = (math.log2(wts.size) + 30) * EPS
+    b1 = g * a1
+    b2 = g * (a2 + 0.5 * (a11 + 2 * a1 * abs(m1)))
+    b3 = g * (a3 + a12 + a1 * abs(m2) + abs(m1) * a2 + (a111 + 3 * (a11 * abs(m1) + m11 * a1) + 6 * m1 * m1 * a1) / 6)
+    return np.array([t1, t2, t3]), np.array([b1, b2, b3])
+
+
+@pytest.mark.parametrize("s", [[2.0, 1.3, 0.7], [3.0, 2.0, -0.5], [3.0, 2.0, 1.5, 1.0], [4.0, 2.5, 2.0, -1.5]],
+                         ids=["k3", "k3-flipped", "k4", "k4-flipped"])
+def test_wick_terms_match_gauss_hermite(s):
+    """T_p from the cached Wick patterns = T_p from quadrature of the cumulants, both cosets' sign patterns."""
+    s = np.array(s)
+    k = s.size
+    ref, ref_err = _gh_terms(s, k)
+    v = 1.0 / (s[:, None] + s[None, :])
+    np.fill_diagonal(v, 0.0)
+    for p in (1, 2, 3):
+        val, rnd = wick.evaluate(asymptotic.order_patterns(p), s[None, :], v[None])
+        assert abs(val[0] - ref[p - 1]) <= rnd[0] + ref_err[p - 1], (p, val[0], ref[p - 1])
+
+
+def test_k4_kernel_matches_einsum(rng):
+    """The Numba K₄ contraction against numpy's einsum over all four indices."""
+    w = rng.random((4, 3, 5))
+    m = rng.random((6, 3, 5, 5))
+    out = np.empty(3)
+    wick._k4_kernel(w, m, out)
+    ref = np.einsum("za,zb,zc,zd,zab,zac,zad,zbc,zbd,zcd->z", *w, *m)
+    # all terms positive: each of the 5⁴ products and sums is off by ≤ (10 + 4·5)·eps relative
+    assert np.allclose(out, ref, rtol=30 * EPS, atol=0)
+
+
+def test_wick_simple_moments():
+    """E[tr Θ²] = −Σ_ab v_ab and E[tr(SΘ²)] = −Σ_ab s_a v_ab by hand; odd words vanish."""
+    s = np.array([[1.0, 2.0, 3.5]])
+    v = np.array([[[0.0, 0.3, 0.2], [0.3, 0.0, 0.5], [0.2, 0.5, 0.0]]])
+    one = Fraction(1)
+    val, _ = wick.evaluate(wick.cumulant_patterns((((one, ((0, 2),)),),)), s, v)
+    assert val[0] == pytest.approx(-v.sum(), rel=4 * EPS)
+    val, _ = wick.evaluate(wick.cumulant_patterns((((one, ((1, 2),)),),)), s, v)
+    assert val[0] == pytest.approx(-(s[0][:, None] * v[0]).sum(), rel=4 * EPS)
+    assert wick.cumulant_patterns((((one, ((1, 3),)),),)) == {}
+
+
+# --- the expansion: API, shapes, bad input, gradient ----------------------------------------
+
+def test_order_and_k1_and_invalid_rows():
+    sig = np.array([[300.0, 200.0, 100.0], [3.0, 0.0, 0.0]])
+    for order in range(asymptotic.MAX_ORDER + 1):
+        val, err = asymptotic.log_hyp0f1_asymptotic(sig, 3, order, return_error=True)
+        assert np.isfinite(val[0]) and np.isfinite(err[0]) and val[1] == np.inf and err[1] == np.inf
+        assert np.array_equal(err, asymptotic.asymptotic_error_estimate(sig, 3, order))
+    one = np.array([[0.5], [30.0]])
+    assert np.allclose(asymptotic.log_hyp0f1_asymptotic(one, 1, 3), np.log(np.cosh(one[:, 0])), rtol=4 * EPS)
+
+
+@pytest.mark.parametrize("order", [-1, 4, 1.5, True, "2"])
+def test_bad_order(order):
+    with pytest.raises(ValueError, match="order"):
+        asymptotic.log_hyp0f1_asymptotic(np.array([100.0, 50.0]), 2, order)
+    with pytest.raises(ValueError, match="order"):
+        asymptotic.grad_log_hyp0f1_asymptotic(np.array([100.0, 50.0]), 2, order)
+
+
+def test_batch_shape_and_permutation_invariance(rng):
+    sig = 200 + 100 * rng.random((2, 3, 4))
+    val = asymptotic.log_hyp0f1_asymptotic(sig, 4, 3)
+    assert val.shape == (2, 3)
+    perm = asymptotic.log_hyp0f1_asymptotic(sig[..., ::-1], 4, 3)
+    assert np.allclose(val, perm, rtol=0, atol=64 * EPS * np.abs(val).max())
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_gradient_matches_exact_k3(order):
+    """Central-difference gradient of each order vs the exact k = 3 gradient.
+
+    The expansion's error E ~ T_{order+1} is homogeneous of degree −(order+1) in σ, so |∂E/∂σᵢ|
+    ≲ (order+1)·|E|/min pair sum; the estimate stands in for |E|, times 4 for the remainder and
+    the per-coordinate split. Central differences add ~1e-9 relative (module notes).
+    """
+    sig = np.array([[400.0, 300.0, 150.0], [2000.0, 900.0, 850.0]])
+    got = asymptotic.grad_log_hyp0f1_asymptotic(sig, 3, order)
+    ref = closed_form.grad_log_hyp0f1_exact(sig, 3)
+    est = asymptotic.asymptotic_error_estimate(sig, 3, order)
+    tol = 4 * (order + 2) * est / (sig[:, 1] + sig[:, 2]) + 1e-9 * np.abs(ref).max(axis=1)
+    assert np.all(np.abs(got - ref) <= tol[:, None])
+
+
+def test_dropped_coset_enters_the_error_estimate():
+    """σ_{k−1} = σ_k with a small σ_k: I₋ is dropped and its bound (not small) is in the estimate."""
+    parts = asymptotic.expansion_terms(np.array([300.0, 2.0, 2.0]), 3, 1)
+    assert parts["lead_minus"][0] == -np.inf and parts["dropped"][0] > 1e-3
+    assert asymptotic.asymptotic_error_estimate(np.array([300.0, 2.0, 2.0]), 3, 3) >= parts["dropped"][0]
+
+
+# --- claims with planted errors ----------------------------------------------------------------
+
+@pytest.fixture
+def fresh_patterns():
+    """Clear the pattern cache before and after, so a planted Φ_p is used and not kept."""
+    asymptotic.order_patterns.cache_clear()
+    yield
+    asymptotic.order_patterns.cache_clear()
+
+
+def _plant_phi(monkeypatch, p_target, transform):
+    original = asymptotic._phi
+
+    def planted(p):
+        mons = original(p)
+        return tuple(transform(c, w) for c, w in mons) if p == p_target else mons
+
+    monkeypatch.setattr(asymptotic, "_phi", planted)
+
+
+def _status(cid):
+    return get_claim(cid).run().status
+
+
+def test_hankel_claim_catches_wrong_theta6_sign(monkeypatch, fresh_patterns):
+    _plant_phi(monkeypatch, 2, lambda c, w: (-c if w == ((1, 6),) else c, w))
+    assert _status("hyp0f1.asymptotic.hankel-k2") == "fails"
+
+
+def test_hankel_claim_catches_wrong_leading_volume(monkeypatch):
+    monkeypatch.setattr(asymptotic, "log_vol_so", lambda k: np.log(2 * np.pi) + 1e-9 if k == 2 else 0.0)
+    assert _status("hyp0f1.asymptotic.hankel-k2") == "fails"
+
+
+def test_rate_claim_catches_wrong_jacobian_coefficient(monkeypatch, fresh_patterns):
+    """c₂ → −c₂ changes T₂ only for k ≥ 3 (so(2) is abelian): the k = 3 order-2 slope becomes −2."""
+    original = asymptotic.log_jacobian_coefficient
+    monkeypatch.setattr(asymptotic, "log_jacobian_coefficient", lambda p: -original(p) if p == 2 else original(p))
+    assert _status("hyp0f1.asymptotic.error-rate") == "fails"
+
+
+def test_rate_claim_catches_missing_third_cumulant(monkeypatch, fresh_patterns):
+    """Dropping ⅙κ(Φ₁, Φ₁, Φ₁) from T₃: the order-3 error becomes O(1/σ³)."""
+    original = wick.cumulant_patterns
+
+    def planted(blocks):
+        return {} if len(blocks) == 3 else original(blocks)
+
+    monkeypatch.setattr(wick, "cumulant_patterns", planted)
+    assert _status("hyp0f1.asymptotic.error-rate") == "fails"
+
+
+def test_hankel_claim_catches_wrong_theta8_coefficient(monkeypatch, fresh_patterns):
+    """tr(SΘ⁸)/8! → tr(SΘ⁸)/7! in Φ₃ changes T₃ at k = 2 (the 1e-11 agreement claim cannot see a T₃
+    error: it looks where |T₃| is below its tolerance)."""
+    _plant_phi(monkeypatch, 3, lambda c, w: (8 * c if w == ((1, 8),) else c, w))
+    assert _status("hyp0f1.asymptotic.hankel-k2") == "fails"
+
+
+def test_agreement_claim_catches_wrong_jacobian_coefficient(monkeypatch, fresh_patterns):
+    """c₂ → −c₂: T₂ is off at k = 3, so order 2 misses the 1e-11 level where |T₃| is below it."""
+    original = asymptotic.log_jacobian_coefficient
+    monkeypatch.setattr(asymptotic, "log_jacobian_coefficient", lambda p: -original(p) if p == 2 else original(p))
+    assert _status("hyp0f1.asymptotic.exact-agreement") == "fails"
+
+
+def test_is_claim_catches_wrong_volume(monkeypatch):
+    """log Vol SO(k) + 0.01 in the expansion only (the sampler keeps its own import)."""
+    original = asymptotic.log_vol_so
+    monkeypatch.setattr(asymptotic, "log_vol_so", lambda k: original(k) + 0.01)
+    assert _status("hyp0f1.asymptotic.vs-importance-sampling") == "fails"
+
+
+def test_is_claim_catches_wrong_first_correction(monkeypatch, fresh_patterns):
+    _plant_phi(monkeypatch, 1, lambda c, w: (-c if w == ((1, 4),) else c, w))
+    assert _status("hyp0f1.asymptotic.vs-importance-sampling") == "fails"
+
+
+def test_vol_claim_catches_perturbed_volume(monkeypatch):
+    original = asymptotic.log_vol_so
+    monkeypatch.setattr(asymptotic, "log_vol_so", lambda k: original(k) + 0.01)
+    assert _status("hyp0f1.asymptotic.vol-so") == "fails"
+
+
+@pytest.mark.parametrize("k", [5, 6, 8])
+def test_vol_mc_route_alone_catches_perturbed_volume(k, rng):
+    """The Monte Carlo route by itself (k = 4 also has the exact route) rejects log Vol + 0.05:
+    with 1e5 draws z·SE ≈ 0.013 < 0.05/2."""
+    est, se = expmap.log_vol_so_mc(k, 100_000, rng)
+    assert abs(est - asymptotic.log_vol_so(k)) <= z_for_alpha() * se
+    assert abs(est - (asymptotic.log_vol_so(k) + 0.05)) > z_for_alpha() * se
+
