@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symcheck._checks import as_sigma, check_choice, check_int, check_rng
+from symcheck._checks import as_sigma, check_bool, check_choice, check_int, check_rng
 from symcheck.hyp0f1 import asymptotic, closed_form, laplace, montecarlo, series
 
 __all__ = ["METHODS", "grad_log_hyp0f1", "log_hyp0f1", "log_hyp0f1_mc"]
@@ -91,7 +91,7 @@ def log_hyp0f1(sigma, k, method: str = "auto", **options) -> np.ndarray:
     if method == "series":
         opts = _take(options, {"rtol": 1e-14, "max_degree": 200, "return_error": False}, method)
         val, err = series.log_hyp0f1_series(sig, k, rtol=opts["rtol"], max_degree=opts["max_degree"])
-        return (val, err) if opts["return_error"] else val
+        return (val, err) if check_bool(opts["return_error"], "return_error") else val
     if method == "mc":
         opts = _take(options, {"n_samples": 10_000, "rng": None}, method)
         if opts["rng"] is None:
