@@ -20,7 +20,9 @@ __all__ = [
     "as_sigma",
     "check_alloc",
     "check_bool",
+    "check_callable",
     "check_choice",
+    "check_finite_result",
     "check_int",
     "check_positive_definite",
     "check_positive_float",
@@ -45,6 +47,25 @@ def check_bool(value, name: str) -> bool:
     if not isinstance(value, _BOOL_TYPES):
         raise ValueError(f"{name} must be a boolean (True or False), got {value!r}")
     return bool(value)
+
+
+def check_callable(value, name: str):
+    """Return ``value`` if it is callable; otherwise raise naming ``name``."""
+    if not callable(value):
+        raise ValueError(f"{name} must be a callable, got {type(value).__name__}")
+    return value
+
+
+def check_finite_result(value, names: str, what: str):
+    """Return ``value`` if every entry is finite; otherwise raise naming the inputs ``names``.
+
+    For results whose exact value lies beyond the float64 range (or whose computation
+    overflowed there), so that they are never returned as NaN or ±inf.
+    """
+    if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
+        raise ValueError(f"{names}: {what} is not finite in float64 (it, or a term of it, lies beyond "
+                         "the float64 range for these inputs)")
+    return value
 
 
 def check_int(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -177,17 +198,19 @@ def as_sigma(sigma, k) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(arr), k
 
 
-def check_positive_definite(S, name: str, size: int | None = None) -> np.ndarray:
+def check_positive_definite(S, name: str, size: int | None = None, match: str | None = None) -> np.ndarray:
     """Check that ``S`` is a finite, symmetric, positive-definite square matrix.
 
     Returns the matrix as float64. Symmetry is checked to a relative tolerance of
-    ``100 * eps`` of its largest entry; definiteness by a Cholesky factorisation.
+    ``100 * eps`` of its largest entry; definiteness by a Cholesky factorisation. ``match``
+    names the argument that fixed ``size`` (for the message).
     """
     arr = as_finite_array(S, name, ndim_min=2)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {arr.shape}")
     if size is not None and arr.shape[0] != size:
-        raise ValueError(f"{name} must be {size}x{size}, got shape {arr.shape}")
+        to_match = f" to match {match}" if match else ""
+        raise ValueError(f"{name} must be {size}x{size}{to_match}, got shape {arr.shape}")
     scale = max(np.max(np.abs(arr)), np.finfo(float).tiny)
     if np.max(np.abs(arr - arr.T)) > 100 * np.finfo(float).eps * scale:
         raise ValueError(f"{name} must be symmetric")

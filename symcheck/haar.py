@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from symcheck._checks import check_int, check_rng
+from symcheck._checks import check_alloc, check_bool, check_int, check_rng
 
 __all__ = ["haar_orthogonal"]
 
@@ -130,7 +130,9 @@ def haar_orthogonal(k, size=None, rng=None, special: bool = False) -> np.ndarray
         raise ValueError("rng is required (a numpy.random.Generator or an integer seed)")
     gen = check_rng(rng)
     n = 1 if size is None else check_int(size, "size", minimum=0)
+    special = check_bool(special, "special")
+    check_alloc(n * k * k + n * k * (k + 1) // 2, "k, size")
     x = gen.standard_normal((k * (k + 1) // 2, n))
     out = np.empty((n, k, k))
-    _householder_q(x, out, bool(special))
+    _householder_q(x, out, special)
     return out[0] if size is None else out

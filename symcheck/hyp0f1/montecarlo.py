@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from symcheck._checks import check_alloc
 from symcheck._mc import log_mean_exp_se
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1.asymptotic import log_vol_so
@@ -155,6 +156,7 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
     Moore (2016), App. A: ₀F₁ as a Haar integral over O(k), "checked by Monte Carlo".
     """
     flat = np.ascontiguousarray(sig.reshape(-1, k))
+    check_alloc(flat.shape[0] * n_samples + (2 * n_samples * k * k if proposal == "saddle" else 0), "n_samples")
     if proposal == "saddle" and k > 1:
         est, se = _log_hyp0f1_saddle(flat, k, n_samples, rng)
         return est.reshape(sig.shape[:-1]), se.reshape(sig.shape[:-1])
