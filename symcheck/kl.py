@@ -40,7 +40,9 @@ from scipy.linalg import blas
 
 from symcheck._checks import (
     as_finite_array,
+    check_alloc,
     check_choice,
+    check_finite_result,
     check_int,
     check_positive_definite,
     check_positive_float,
@@ -61,14 +63,14 @@ __all__ = [
 # ---------------------------------------------------------------------------------------
 
 
-def _as_mean(m, name: str, size: int | None = None) -> np.ndarray:
+def _as_mean(m, name: str, size: int | None = None, match: str = "m0") -> np.ndarray:
     arr = as_finite_array(m, name, ndim_min=1)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D mean vector, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if size is not None and arr.size != size:
-        raise ValueError(f"{name} must have length {size} to match m0, got length {arr.size}")
+        raise ValueError(f"{name} must have length {size} to match {match}, got length {arr.size}")
     return arr
 
 
@@ -77,11 +79,11 @@ def _as_cov(S, name: str, size: int) -> np.ndarray:
     arr = as_finite_array(S, name, ndim_min=1)
     if arr.ndim == 1:
         if arr.size != size:
-            raise ValueError(f"{name} as diagonal variances must have length {size}, got {arr.size}")
+            raise ValueError(f"{name} as diagonal variances must have length {size} to match m0, got {arr.size}")
         if np.any(arr <= 0):
             raise ValueError(f"{name} must be positive definite: diagonal variances must be > 0")
         return arr
-    return check_positive_definite(arr, name, size=size)
+    return check_positive_definite(arr, name, size=size, match="m0")
 
 
 def _as_matrix_mean(M, name: str, shape: tuple[int, int] | None = None) -> np.ndarray:
@@ -168,9 +170,11 @@ def kl_gaussian(m0, S0, m1, S1) -> float:
     S1 = _as_cov(S1, "S1", K)
     L0, L1 = _chol(S0), _chol(S1)
     trace = _trace_term(L1, L0)
-    r = _solve_lower(L1, m1 - m0)
-    maha = float(r @ r)
-    return 0.5 * (trace + maha - K + _logdet(L1) - _logdet(L0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = _solve_lower(L1, m1 - m0)
+        maha = float(r @ r)
+        kl = 0.5 * (trace + maha - K + _logdet(L1) - _logdet(L0))
+    return float(check_finite_result(kl, "m0, S0, m1, S1", "the KL divergence"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -218,20 +222,27 @@ def kl_matrix_normal(M0, U0, V0, M1, U1, V1, method: str = "closed") -> float:
     M0 = _as_matrix_mean(M0, "M0")
     n, p = M0.shape
     M1 = _as_matrix_mean(M1, "M1", shape=(n, p))
-    U0 = check_positive_definite(U0, "U0", size=n)
-    U1 = check_positive_definite(U1, "U1", size=n)
-    V0 = check_positive_definite(V0, "V0", size=p)
-    V1 = check_positive_definite(V1, "V1", size=p)
+    U0 = check_positive_definite(U0, "U0", size=n, match="M0")
+    U1 = check_positive_definite(U1, "U1", size=n, match="M0")
+    V0 = check_positive_definite(V0, "V0", size=p, match="M0")
+    V1 = check_positive_definite(V1, "V1", size=p, match="M0")
+    names = "M0, U0, V0, M1, U1, V1"
     if method == "dense":
-        return kl_gaussian(_vec(M0), np.kron(V0, U0), _vec(M1), np.kron(V1, U1))
-    LU0, LU1 = np.linalg.cholesky(U0), np.linalg.cholesky(U1)
-    LV0, LV1 = np.linalg.cholesky(V0), np.linalg.cholesky(V1)
-    t_a = _trace_term(LU1, LU0) * _trace_term(LV1, LV0)
-    A = _solve_lower(LU1, M1 - M0)  # L_U1⁻¹ D, n × p
-    B = _solve_lower(LV1, A.T)  # L_V1⁻¹ Dᵀ L_U1⁻ᵀ, p × n
-    t_b = float(np.sum(B * B))
-    t_c = p * (_logdet(LU1) - _logdet(LU0)) + n * (_logdet(LV1) - _logdet(LV0))
-    return 0.5 * (t_a + t_b - n * p + t_c)
+        check_alloc((n * p) ** 2, names)
+        try:
+            return kl_gaussian(_vec(M0), np.kron(V0, U0), _vec(M1), np.kron(V1, U1))
+        except ValueError as err:  # the Kronecker products and vec(M) are not the caller's arguments
+            raise ValueError(f"{names} (dense route): {err}") from None
+    with np.errstate(over="ignore", invalid="ignore"):
+        LU0, LU1 = np.linalg.cholesky(U0), np.linalg.cholesky(U1)
+        LV0, LV1 = np.linalg.cholesky(V0), np.linalg.cholesky(V1)
+        t_a = _trace_term(LU1, LU0) * _trace_term(LV1, LV0)
+        A = _solve_lower(LU1, M1 - M0)  # L_U1⁻¹ D, n × p
+        B = _solve_lower(LV1, A.T)  # L_V1⁻¹ Dᵀ L_U1⁻ᵀ, p × n
+        t_b = float(np.sum(B * B))
+        t_c = p * (_logdet(LU1) - _logdet(LU0)) + n * (_logdet(LV1) - _logdet(LV0))
+        kl = 0.5 * (t_a + t_b - n * p + t_c)
+    return float(check_finite_result(kl, names, "the KL divergence"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -286,23 +297,31 @@ def optimal_factored_gaussian(mean, cov, blocks=None):
     """
     mean = _as_mean(mean, "mean")
     K = mean.size
-    cov = check_positive_definite(cov, "cov", size=K)
+    cov = check_positive_definite(cov, "cov", size=K, match="mean")
+    parts = None if blocks is None else _as_blocks(blocks, K)
     L = np.linalg.cholesky(cov)
-    Linv = _solve_lower(L, np.eye(K))
     half_logdet_cov = 0.5 * _logdet(L)
-    if blocks is None:
-        prec_diag = np.sum(Linv * Linv, axis=0)
-        kl = half_logdet_cov + 0.5 * float(np.sum(np.log(prec_diag)))
-        return mean.copy(), 1.0 / prec_diag, kl
-    covs = []
-    kl = half_logdet_cov
-    for b in _as_blocks(blocks, K):
-        C = Linv[:, b]
-        Lb = np.linalg.cholesky(C.T @ C)  # block precision (Σ⁻¹)_bb = CᵀC
-        kl += 0.5 * _logdet(Lb)
-        Lb_inv = _solve_lower(Lb, np.eye(b.size))
-        covs.append(Lb_inv.T @ Lb_inv)
-    return mean.copy(), covs, kl
+    names = "cov"
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        Linv = _solve_lower(L, np.eye(K))
+        if parts is None:
+            prec_diag = np.sum(Linv * Linv, axis=0)
+            kl = half_logdet_cov + 0.5 * float(np.sum(np.log(prec_diag)))
+            check_finite_result(np.concatenate([prec_diag, 1.0 / prec_diag, [kl]]), names,
+                                "the optimal variances or their KL")
+            return mean.copy(), 1.0 / prec_diag, kl
+        covs = []
+        kl = half_logdet_cov
+        for b in parts:
+            C = check_finite_result(Linv[:, b], names, "the precision (cov⁻¹)")
+            try:
+                Lb = np.linalg.cholesky(C.T @ C)  # block precision (Σ⁻¹)_bb = CᵀC
+            except np.linalg.LinAlgError:
+                raise ValueError(f"{names}: a block of the precision is not numerically positive definite") from None
+            kl += 0.5 * _logdet(Lb)
+            Lb_inv = _solve_lower(Lb, np.eye(b.size))
+            covs.append(check_finite_result(Lb_inv.T @ Lb_inv, names, "an optimal block covariance"))
+    return mean.copy(), covs, float(check_finite_result(kl, names, "the KL of the optimum"))
 
 
 def fit_factored_gaussian_numerically(mean, cov, x0=None, gtol: float = 1e-9):
@@ -333,16 +352,32 @@ def fit_factored_gaussian_numerically(mean, cov, x0=None, gtol: float = 1e-9):
     """
     mean = _as_mean(mean, "mean")
     K = mean.size
-    cov = check_positive_definite(cov, "cov", size=K)
+    cov = check_positive_definite(cov, "cov", size=K, match="mean")
+    gtol = check_positive_float(gtol, "gtol")
     if x0 is None:
         x0 = np.concatenate([np.zeros(K), np.log(np.diag(cov))])
-    x0 = _as_mean(x0, "x0", size=2 * K)
+    x0 = _as_mean(x0, "x0", size=2 * K, match="mean (2 K: means, then log-variances)")
+    names = "mean, cov, x0"
 
     def objective(x):
-        return kl_gaussian(x[:K], np.exp(x[K:]), mean, cov)
+        with np.errstate(over="ignore", under="ignore"):
+            v = np.exp(x[K:])
+        if not np.all((v > 0) & np.isfinite(v)):
+            return np.inf  # a variance outside float64: the line search steps back
+        try:
+            return kl_gaussian(x[:K], v, mean, cov)
+        except ValueError:  # the KL itself overflows at this point
+            return np.inf
 
-    res = optimize.minimize(objective, x0, method="BFGS", jac="3-point", options={"gtol": gtol, "maxiter": 2000})
-    return res.x[:K].copy(), np.exp(res.x[K:]), float(res.fun)
+    if not np.isfinite(objective(x0)):
+        raise ValueError(f"{names}: the KL at the starting point is not finite in float64")
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = optimize.minimize(objective, x0, method="BFGS", jac="3-point",
+                                options={"gtol": gtol, "maxiter": 2000})
+    with np.errstate(over="ignore"):
+        out = res.x[:K].copy(), np.exp(res.x[K:]), float(res.fun)
+    check_finite_result(np.concatenate([out[0], out[1], [out[2]]]), names, "the BFGS result")
+    return out
 
 
 def random_spd(rng, size: int, cond: float = 10.0) -> np.ndarray:
