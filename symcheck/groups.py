@@ -41,7 +41,15 @@ from numba import njit
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln, logsumexp
 
-from symcheck._checks import as_finite_array, check_int, check_positive_definite, check_rng
+from symcheck._checks import (
+    as_finite_array,
+    check_alloc,
+    check_callable,
+    check_finite_result,
+    check_int,
+    check_positive_definite,
+    check_rng,
+)
 
 __all__ = [
     "Group",
@@ -177,8 +185,10 @@ class Group(ABC):
         raise ValueError(f"{self.name} cannot enumerate its elements")
 
     def base_logpdf(self, z, mean, var):
-        """log q*(z) for the (validated) Gaussian base; see :func:`gaussian_logpdf`."""
-        return gaussian_logpdf(z, mean, var)
+        """log q*(z) for the Gaussian base; see :func:`gaussian_logpdf`."""
+        mean, var = self.validate(mean, var)
+        z = self._check_points(z, mean)
+        return check_finite_result(gaussian_logpdf(z, mean, var), "z, mean, var", "log q*(z)")
 
     def enumerated_logpdf(self, z, mean, var, max_elements: int = MAX_ENUMERATE):
         """log q̃(z) by log-sum-exp over every element: (1/|G|) Σ_g q*(g·z) (Gelberg eq. (4)).
@@ -191,8 +201,10 @@ class Group(ABC):
         els = self.elements(max_elements)
         batch = z.shape[: z.ndim - self.event_ndim]
         zz = z.reshape((-1, 1) + mean.shape)  # (N, 1, *E): each point against every element
-        logs = self.base_logpdf(self.act(els, zz), mean, var)  # (N, |G|)
-        return (logsumexp(logs, axis=-1) - self.log_order()).reshape(batch)
+        check_alloc(zz.shape[0] * els.shape[0] * mean.size, "z, max_elements")
+        logs = gaussian_logpdf(self.act(els, zz), mean, var)  # (N, |G|)
+        out = (logsumexp(logs, axis=-1) - self.log_order()).reshape(batch)
+        return check_finite_result(out, "z, mean, var", "log q̃(z)")
 
     def _check_points(self, z, mean):
         z = as_finite_array(z, "z")
@@ -203,6 +215,15 @@ class Group(ABC):
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _act_batch(z_batch: tuple, m: int) -> tuple:
+    """Batch shape of g·z: ``z_batch`` broadcast against the m elements (see :meth:`Group.act`)."""
+    try:
+        return np.broadcast_shapes(z_batch, (m,))
+    except ValueError:
+        raise ValueError(f"z and g: the batch shape {z_batch} of z does not broadcast against the "
+                         f"{m} elements of g") from None
 
 
 # =====================================================================================
@@ -254,6 +275,7 @@ class SignFlip(Group):
         self.event_shape = shape
         self.event_ndim = len(shape)
         n = math.prod(shape)
+        check_alloc(n, "event_shape")
         if blocks is None:
             labels = np.zeros(shape, dtype=np.intp)
             self.name = f"SignFlip(whole {'x'.join(map(str, shape))})"
@@ -294,6 +316,7 @@ class SignFlip(Group):
         """``size`` uniform elements: i.i.d. fair signs, shape ``(size, B)``."""
         rng = check_rng(rng)
         size = check_int(size, "size", minimum=1)
+        check_alloc(size * self.n_blocks, "size")
         return rng.choice(np.array([-1.0, 1.0]), size=(size, self.n_blocks))
 
     def elements(self, max_elements: int = MAX_ENUMERATE):
@@ -303,6 +326,7 @@ class SignFlip(Group):
             raise ValueError(
                 f"{self.name} has 2^{self.n_blocks} elements, more than max_elements={max_elements}; cannot enumerate"
             )
+        check_alloc(2**self.n_blocks * self.n_blocks, "max_elements")
         codes = np.arange(2**self.n_blocks)[:, None] >> np.arange(self.n_blocks)[None, :]
         return np.where(codes & 1, -1.0, 1.0)
 
@@ -320,6 +344,7 @@ class SignFlip(Group):
         Whole-point flip: log q*(−z) − log q*(z) = −2t, t = μᵀΣ⁻¹z ~ N(s, s), s = μᵀΣ⁻¹μ, so
         KL = log 2 + E log σ(2t). Independent blocks (diagonal base) add their KLs.
         """
+        mean, var = self.validate(mean, var)
         if var.shape != mean.shape and self.n_blocks > 1:
             return None
         from symcheck.symmetrize import _signflip_gap_1d
@@ -328,11 +353,13 @@ class SignFlip(Group):
 
     def exact_chi2(self, mean, var):
         """χ²(q*‖q̃) by 1-D quadrature: Π_b (1 + χ²_b) − 1 with χ²_b = E[2σ(2t_b)] − 1."""
+        mean, var = self.validate(mean, var)
         if var.shape != mean.shape and self.n_blocks > 1:
             return None
         from symcheck.symmetrize import _signflip_chi2_1d
 
-        return float(np.expm1(sum(math.log1p(_signflip_chi2_1d(float(s))) for s in self._block_s(mean, var))))
+        log1p_chi2 = sum(math.log1p(_signflip_chi2_1d(float(s))) for s in self._block_s(mean, var))
+        return float(check_finite_result(np.expm1(log1p_chi2), "mean, var", "chi2(q*||q̃)"))
 
     # near-identity neighbourhood (single block flips), for importance sampling
     def log_n_neighbours(self) -> float:
@@ -341,31 +368,43 @@ class SignFlip(Group):
 
     def sample_neighbours(self, rng, size):
         """``size`` uniform single-block flips."""
+        rng = check_rng(rng)
+        size = check_int(size, "size", minimum=1)
+        check_alloc(size * self.n_blocks, "size")
         g = np.ones((size, self.n_blocks))
         g[np.arange(size), rng.integers(0, self.n_blocks, size)] = -1.0
         return g
 
     def is_neighbour(self, g):
         """True where exactly one block is flipped."""
-        return np.sum(np.asarray(g) < 0, axis=1) == 1
+        return np.sum(self._check_signs(g) < 0, axis=1) == 1
+
+    def _check_signs(self, g):
+        """Elements ``g`` as a float array (m, B) of ±1; ValueError naming g otherwise."""
+        g = as_finite_array(g, "g")
+        if g.ndim != 2 or g.shape[1] != self.n_blocks:
+            raise ValueError(f"g must have shape (m, {self.n_blocks}) (sign patterns), got {g.shape}")
+        if not np.all(np.abs(g) == 1.0):
+            raise ValueError("g must hold sign patterns with entries +1 or -1")
+        return g
 
     def _signs(self, g, event_shape):
         """Per-coordinate signs of elements ``g``: shape ``(m, *event_shape)``."""
-        g = np.asarray(g, dtype=np.float64)
-        if g.ndim != 2 or g.shape[1] != self.n_blocks:
-            raise ValueError(f"g must have shape (m, {self.n_blocks}) (sign patterns), got {g.shape}")
+        g = self._check_signs(g)
         if self._labels is None:
             return g.reshape((g.shape[0],) + (1,) * len(event_shape))
         return g[:, self._labels]
 
     def act(self, g, z):
         """Flip signs: (g·z)[..., c] = s_{block(c)} z[..., c]. Broadcasting as in :meth:`Group.act`."""
-        z = np.asarray(z, dtype=np.float64)
+        z = as_finite_array(z, "z", ndim_min=self.event_ndim)
         ev = self.event_ndim
         event_shape = z.shape[z.ndim - ev:] if self.event_shape is None else self.event_shape
         if self.event_shape is not None and z.shape[z.ndim - ev:] != self.event_shape:
             raise ValueError(f"z must have trailing shape {self.event_shape}, got {z.shape}")
-        return z * self._signs(g, event_shape)
+        signs = self._signs(g, event_shape)
+        _act_batch(z.shape[: z.ndim - ev], signs.shape[0])
+        return z * signs
 
     def symmetrized_logpdf(self, z, mean, var):
         """Exact log q̃(z) (Moore Sec. 3.1 and its block-product generalisation).
@@ -380,7 +419,7 @@ class SignFlip(Group):
         if self.n_blocks == 1:
             lp = gaussian_logpdf(z, mean, var)
             lm = gaussian_logpdf(-z, mean, var)
-            return np.logaddexp(lp, lm) - math.log(2.0)
+            return check_finite_result(np.logaddexp(lp, lm) - math.log(2.0), "z, mean, var", "log q̃(z)")
         if var.shape != mean.shape:
             return self.enumerated_logpdf(z, mean, var)
         # Per-coordinate log densities at +z and −z, summed within each block.
@@ -393,7 +432,8 @@ class SignFlip(Group):
         onehot[np.arange(lp.shape[-1]), self._flat_labels] = 1.0
         bp = lp @ onehot
         bm = lm @ onehot
-        return np.sum(np.logaddexp(bp, bm), axis=-1) - self.log_order()
+        out = np.sum(np.logaddexp(bp, bm), axis=-1) - self.log_order()
+        return check_finite_result(out, "z, mean, var", "log q̃(z)")
 
 
 class IndexPermutationGroup(Group):
@@ -524,16 +564,23 @@ def mlp_forward(omega, x, layer_sizes, activation=np.tanh):
     -------
     ndarray, shape ``(*batch, n, d_L)``
     """
-    Ws, bs = unpack_mlp(omega, layer_sizes)
-    h = np.asarray(x, dtype=np.float64)
-    if h.ndim != 2 or h.shape[1] != layer_sizes[0]:
-        raise ValueError(f"x must have shape (n, {layer_sizes[0]}), got {h.shape}")
+    sizes = _check_layer_sizes(layer_sizes)
+    Ws, bs = unpack_mlp(as_finite_array(omega, "omega", ndim_min=1), sizes)
+    h = as_finite_array(x, "x")
+    if h.ndim != 2 or h.shape[1] != sizes[0]:
+        raise ValueError(f"x must have shape (n, {sizes[0]}), got {h.shape}")
+    check_callable(activation, "activation")
     L = len(Ws)
-    for l, (W, b) in enumerate(zip(Ws, bs)):
-        h = np.einsum("...ij,...nj->...ni", W, h) + b[..., None, :]
-        if l < L - 1:
-            h = activation(h)
-    return h
+    with np.errstate(over="ignore", invalid="ignore"):
+        for l, (W, b) in enumerate(zip(Ws, bs)):
+            h = np.einsum("...ij,...nj->...ni", W, h) + b[..., None, :]
+            if l < L - 1:
+                act = np.asarray(activation(h))
+                if act.dtype.kind not in "iuf" or act.shape != h.shape:
+                    raise ValueError(f"activation must map a real array to a real array of the same shape, "
+                                     f"got {act.dtype} {act.shape} from shape {h.shape}")
+                h = act.astype(np.float64)
+    return check_finite_result(h, "omega, x, activation", "the network output")
 
 
 @njit(cache=True)
@@ -629,6 +676,7 @@ class MLPPermutation(Group):
         self.event_ndim = 1
         s = self.layer_sizes
         self.dim = sum(a * b for a, b in zip(s[1:], s[:-1])) + sum(s[1:])
+        check_alloc(6 * self.dim, "layer_sizes")
         self.name = f"MLPPermutation({'-'.join(map(str, s))})"
         self._offsets = np.concatenate([[0], np.cumsum(self.hidden)])
         self._index_template = self._build_index_template()
@@ -679,6 +727,7 @@ class MLPPermutation(Group):
         """``size`` uniform elements: independent uniform permutations per hidden layer."""
         rng = check_rng(rng)
         size = check_int(size, "size", minimum=1)
+        check_alloc(size * int(self._offsets[-1]), "size")
         parts = [rng.permuted(np.broadcast_to(np.arange(d), (size, d)), axis=1) for d in self.hidden]
         return np.concatenate(parts, axis=1).astype(np.intp)
 
@@ -690,14 +739,24 @@ class MLPPermutation(Group):
                 f"{self.name} has {math.exp(self.log_order()):.3g} elements, more than "
                 f"max_elements={max_elements}; cannot enumerate"
             )
+        check_alloc(round(math.exp(self.log_order())) * int(self._offsets[-1]), "max_elements")
         per_layer = [list(itertools.permutations(range(d))) for d in self.hidden]
         return np.array([np.concatenate(c) for c in itertools.product(*per_layer)], dtype=np.intp)
 
     def _check_elements(self, g):
-        g = np.asarray(g)
+        """Elements ``g``: an integer array (m, Σ d_l) whose layer segments are permutations of 0..d_l−1."""
+        try:
+            g = np.asarray(g)
+        except ValueError:
+            raise ValueError("g must be an integer array of concatenated permutations (got a ragged object)") from None
         H = int(self._offsets[-1])
         if g.ndim != 2 or g.shape[1] != H or not np.issubdtype(g.dtype, np.integer):
-            raise ValueError(f"g must be an integer array of shape (m, {H}) (concatenated permutations), got {g.shape}")
+            raise ValueError(f"g must be an integer array of shape (m, {H}) (concatenated permutations), "
+                             f"got {g.dtype} {g.shape}")
+        for l, d in enumerate(self.hidden):
+            o = self._offsets[l]
+            if np.any(np.sort(g[:, o: o + d], axis=1) != np.arange(d)):
+                raise ValueError(f"g must hold, for hidden layer {l + 1}, permutations of 0..{d - 1}")
         return g
 
     def source_index(self, g):
@@ -717,11 +776,12 @@ class MLPPermutation(Group):
 
     def act(self, g, z):
         """Permute hidden units (Def. 2.1). Broadcasting as in :meth:`Group.act`."""
-        z = np.asarray(z, dtype=np.float64)
+        z = as_finite_array(z, "z")
         if z.shape[-1:] != (self.dim,):
             raise ValueError(f"z must have last axis of length D={self.dim}, got shape {z.shape}")
         g = self._check_elements(g)
         m = g.shape[0]
+        check_alloc(math.prod(_act_batch(z.shape[:-1], m)) * self.dim, "z, g")
         if z.ndim == 1 or (z.ndim == 2 and z.shape[0] in (1, m)):
             # common cases (one point, or one point per element): a single-pass Numba gather
             z2 = np.ascontiguousarray(z.reshape(-1, self.dim))
@@ -730,7 +790,7 @@ class MLPPermutation(Group):
                         self._offsets.astype(np.int64), *self._index_template, out)
             return out
         idx = self.source_index(g)  # (m, D)
-        shape = np.broadcast_shapes(z.shape[:-1], (idx.shape[0],))
+        shape = _act_batch(z.shape[:-1], idx.shape[0])
         zb = np.broadcast_to(z, shape + (self.dim,))
         return np.take_along_axis(zb, np.broadcast_to(idx, shape + (self.dim,)), axis=-1)
 
@@ -752,6 +812,9 @@ class MLPPermutation(Group):
 
     def sample_neighbours(self, rng, size):
         """``size`` uniform single transpositions (one layer, two units swapped)."""
+        rng = check_rng(rng)
+        size = check_int(size, "size", minimum=1)
+        check_alloc(size * int(self._offsets[-1]), "size")
         pairs = [(l, i, j) for l, d in enumerate(self.hidden) for i in range(d) for j in range(i + 1, d)]
         if not pairs:
             raise ValueError(f"{self.name} has no transpositions (all hidden widths are 1)")
@@ -766,7 +829,7 @@ class MLPPermutation(Group):
     def is_neighbour(self, g):
         """True where g is a single transposition (exactly two hidden units moved, in one layer)."""
         ident = np.concatenate([np.arange(d) for d in self.hidden])
-        return np.sum(np.asarray(g) != ident, axis=1) == 2
+        return np.sum(self._check_elements(g) != ident, axis=1) == 2
 
     def _unit_blocks(self, x):
         """One hidden layer: (per-unit parameter blocks (..., d, d_0 + 1 + d_2), output bias)."""
@@ -785,4 +848,4 @@ class MLPPermutation(Group):
         batch = z.shape[:-1]
         flat = logA.reshape((-1,) + logA.shape[-2:])
         perms = np.array([_log_permanent_dp(np.ascontiguousarray(a)) for a in flat]).reshape(batch)
-        return lb + perms - self.log_order()
+        return check_finite_result(lb + perms - self.log_order(), "z, mean, var", "log q̃(z)")
