@@ -19,9 +19,19 @@ import numpy as np
 from scipy import integrate
 from scipy.special import expit, gammaln, log_expit, logsumexp
 
-from symcheck._checks import as_finite_array, check_int, check_positive_float, check_rng
+from symcheck._checks import (
+    as_finite_array,
+    check_alloc,
+    check_bool,
+    check_callable,
+    check_finite_result,
+    check_int,
+    check_positive_definite,
+    check_positive_float,
+    check_rng,
+)
 from symcheck._mc import mean_se
-from symcheck.groups import Group, gaussian_logpdf
+from symcheck.groups import Group, _validate_gaussian, gaussian_logpdf
 
 __all__ = [
     "chi2_to_symmetrized",
@@ -41,6 +51,7 @@ __all__ = [
 ]
 
 _CHUNK = 2**22  # floats per block of (samples × elements × dimension) work
+_LOG_2PIE = math.log(2 * math.pi * math.e)
 
 
 def _check_group(group) -> Group:
@@ -62,29 +73,34 @@ def entropy_gaussian(var, full: bool = False) -> float:
 
     Notes
     -----
-    ½ Σ log(2πe vᵢ) (diagonal) or ½ log det(2πe Σ) (full, via Cholesky).
+    ½ Σ [log(2πe) + log vᵢ] (diagonal) or ½ n log(2πe) + Σ log Lᵢᵢ (full, Cholesky Σ = LLᵀ),
+    in log space: no product 2πe·v is formed, so any positive finite variance works
+    (v = 1.797e308 gives 356.1 nats).
     """
+    full = check_bool(full, "full")
     var = as_finite_array(var, "var")
     if full:
-        from symcheck._checks import check_positive_definite
-
         cov = check_positive_definite(var, "var")
         chol = np.linalg.cholesky(cov)
         n = cov.shape[0]
-        return float(0.5 * n * math.log(2 * math.pi * math.e) + np.sum(np.log(np.diag(chol))))
+        return float(0.5 * n * _LOG_2PIE + np.sum(np.log(np.diag(chol))))
     if np.any(var <= 0):
         raise ValueError("var must be > 0 everywhere")
-    return float(0.5 * np.sum(np.log(2 * math.pi * math.e * var)))
+    return float(0.5 * (var.size * _LOG_2PIE + np.sum(np.log(var))))
 
 
 def _base_entropy(mean, var) -> float:
     return entropy_gaussian(var, full=var.shape != mean.shape)
 
 
-def sample_gaussian(mean, var, rng, size):
-    """``size`` samples of q* = N(mean, var) (validated arrays); shape ``(size, *mean.shape)``."""
+def sample_gaussian(mean, var, rng, size, name: str = "size"):
+    """``size`` samples of q* = N(mean, var) (validated arrays); shape ``(size, *mean.shape)``.
+
+    ``name`` is the caller's name for ``size`` in error messages.
+    """
     rng = check_rng(rng)
-    size = check_int(size, "size", minimum=1)
+    size = check_int(size, name, minimum=1)
+    check_alloc(size * mean.size, name)
     eps = rng.standard_normal((size,) + mean.shape)
     if var.shape == mean.shape:
         return mean + np.sqrt(var) * eps
@@ -123,9 +139,13 @@ def symmetrized_logpdf(z, mean, var, group):
     return _check_group(group).symmetrized_logpdf(z, mean, var)
 
 
-def _mc_mean(values):
-    """Mean and standard error of a flat sample (callers draw n_samples >= 2)."""
+def _mc_mean(values, names: str):
+    """Mean and standard error of a flat sample (callers draw n_samples >= 2).
+
+    ValueError naming ``names`` (the inputs the sample depends on) if either is not finite.
+    """
     mean, se = mean_se(np.ravel(values))
+    check_finite_result((mean, se), names, "the Monte Carlo mean or its standard error")
     return float(mean), float(se)
 
 
@@ -164,8 +184,8 @@ def symmetrization_gap(mean, var, group, rng=None, n_samples: int = 4096):
         raise ValueError("rng is required: this group's gap is estimated by Monte Carlo")
     rng = check_rng(rng)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    z = sample_gaussian(mean, var, rng, n_samples)
-    return _mc_mean(gaussian_logpdf(z, mean, var) - group.symmetrized_logpdf(z, mean, var))
+    z = sample_gaussian(mean, var, rng, n_samples, "n_samples")
+    return _mc_mean(gaussian_logpdf(z, mean, var) - group.symmetrized_logpdf(z, mean, var), "mean, var")
 
 
 def entropy_symmetrized(mean, var, group, rng=None, n_samples: int = 4096):
@@ -173,7 +193,7 @@ def entropy_symmetrized(mean, var, group, rng=None, n_samples: int = 4096):
     group = _check_group(group)
     mean, var = group.validate(mean, var)
     gap, se = symmetrization_gap(mean, var, group, rng, n_samples)
-    return _base_entropy(mean, var) + gap, se
+    return float(check_finite_result(_base_entropy(mean, var) + gap, "mean, var", "H(q̃)")), se
 
 
 def chi2_to_symmetrized(mean, var, group, rng=None, n_samples: int = 4096):
@@ -194,9 +214,9 @@ def chi2_to_symmetrized(mean, var, group, rng=None, n_samples: int = 4096):
         raise ValueError("rng is required: this group's chi2 is estimated by Monte Carlo")
     rng = check_rng(rng)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    z = sample_gaussian(mean, var, rng, n_samples)
+    z = sample_gaussian(mean, var, rng, n_samples, "n_samples")
     r = np.exp(gaussian_logpdf(z, mean, var) - group.symmetrized_logpdf(z, mean, var))
-    m, se = _mc_mean(r)
+    m, se = _mc_mean(r, "mean, var")
     return m - 1.0, se
 
 
@@ -265,8 +285,12 @@ def entropy_infonce(mean, var, group, K, n_samples, rng, replace: bool = True, c
     group = _check_group(group)
     mean, var = group.validate(mean, var)
     K = _check_K(K)
+    check_alloc(K * max(mean.size, 1), "K")
     n_samples = check_int(n_samples, "n_samples", minimum=2)
+    check_alloc(n_samples, "n_samples")
     rng = check_rng(rng)
+    replace = check_bool(replace, "replace")
+    control_variate = check_bool(control_variate, "control_variate")
     terms = np.empty(n_samples)
     h0 = _base_entropy(mean, var)
     els = None
@@ -292,7 +316,7 @@ def entropy_infonce(mean, var, group, K, n_samples, rng, replace: bool = True, c
         lg = gaussian_logpdf(gw, mean, var).reshape(s, K - 1)
         lse = logsumexp(np.concatenate([l0[:, None], lg], axis=1), axis=1)
         terms[start: start + s] = math.log(K) - lse + (l0 + h0 if control_variate else 0.0)
-    return _mc_mean(terms)
+    return _mc_mean(terms, "mean, var")
 
 
 def entropy_infonce_is(mean, var, group, K, n_samples, rng, rho: float = 0.5, control_variate: bool = False):
@@ -318,8 +342,11 @@ def entropy_infonce_is(mean, var, group, K, n_samples, rng, rho: float = 0.5, co
             raise ValueError(f"group {group.name} has no near-identity neighbourhood ({attr}) for importance sampling")
     mean, var = group.validate(mean, var)
     K = _check_K(K)
+    check_alloc(K * max(mean.size, 1), "K")
     n_samples = check_int(n_samples, "n_samples", minimum=2)
+    check_alloc(n_samples, "n_samples")
     rng = check_rng(rng)
+    control_variate = check_bool(control_variate, "control_variate")
     rho = check_positive_float(rho, "rho")
     if not rho <= 1:
         raise ValueError(f"rho must be in (0, 1], got {rho}")
@@ -344,7 +371,7 @@ def entropy_infonce_is(mean, var, group, K, n_samples, rng, rho: float = 0.5, co
         lg = (gaussian_logpdf(gw, mean, var) + log_w).reshape(s, K - 1)
         lse = logsumexp(np.concatenate([l0[:, None], lg], axis=1), axis=1)
         terms[start: start + s] = math.log(K) - lse + (l0 + h0 if control_variate else 0.0)
-    return _mc_mean(terms)
+    return _mc_mean(terms, "mean, var")
 
 
 def _is_log_weights(group, g, rho):
@@ -361,10 +388,13 @@ def _is_log_weights(group, g, rho):
 
 
 def _log_joint_values(log_joint, z, name="log_joint"):
-    v = np.asarray(log_joint(z), dtype=np.float64)
+    v = as_finite_array(check_callable(log_joint, name)(z), f"{name} (its values at points drawn from N(mean, var))")
     if v.shape != (z.shape[0],):
         raise ValueError(f"{name} must map a batch (S, ...) of points to shape (S,), got {v.shape}")
     return v
+
+
+_ELBO_NAMES = "log_joint, mean, var"
 
 
 def elbo(log_joint, mean, var, n_samples, rng):
@@ -372,15 +402,12 @@ def elbo(log_joint, mean, var, n_samples, rng):
 
     ``log_joint(z)`` maps a batch ``(S, *E)`` of points to ``(S,)`` values of log p(x, z).
     """
-    mean = as_finite_array(mean, "mean")
-    var = as_finite_array(var, "var")
-    from symcheck.groups import _validate_gaussian
-
+    check_callable(log_joint, "log_joint")
     mean, var = _validate_gaussian(mean, var)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    z = sample_gaussian(mean, var, check_rng(rng), n_samples)
-    m, se = _mc_mean(_log_joint_values(log_joint, z))
-    return m + _base_entropy(mean, var), se
+    z = sample_gaussian(mean, var, check_rng(rng), n_samples, "n_samples")
+    m, se = _mc_mean(_log_joint_values(log_joint, z), _ELBO_NAMES)
+    return float(check_finite_result(m + _base_entropy(mean, var), _ELBO_NAMES, "the ELBO")), se
 
 
 def elbo_symmetrized_eq4(log_joint, mean, var, group, n_samples, rng):
@@ -388,11 +415,12 @@ def elbo_symmetrized_eq4(log_joint, mean, var, group, n_samples, rng):
 
     Needs a G-invariant log joint (the derivation drops the expectation over T).
     """
+    check_callable(log_joint, "log_joint")
     group = _check_group(group)
     mean, var = group.validate(mean, var)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    z = sample_gaussian(mean, var, check_rng(rng), n_samples)
-    return _mc_mean(_log_joint_values(log_joint, z) - group.symmetrized_logpdf(z, mean, var))
+    z = sample_gaussian(mean, var, check_rng(rng), n_samples, "n_samples")
+    return _mc_mean(_log_joint_values(log_joint, z) - group.symmetrized_logpdf(z, mean, var), _ELBO_NAMES)
 
 
 def elbo_symmetrized_eq5(log_joint, mean, var, group, n_samples, rng, gap_samples: int = 4096):
@@ -401,12 +429,15 @@ def elbo_symmetrized_eq5(log_joint, mean, var, group, n_samples, rng, gap_sample
     Equals Gelberg's L^G_VI = L_VI + I(g; ω) (Thm. 4.1). The KL term is exact where the
     group offers it, otherwise Monte Carlo (independent draws); the SEs add in quadrature.
     """
+    check_callable(log_joint, "log_joint")
     group = _check_group(group)
     mean, var = group.validate(mean, var)
     rng = check_rng(rng)
+    gap_samples = check_int(gap_samples, "gap_samples", minimum=2)
+    check_alloc(gap_samples * mean.size, "gap_samples")
     base, se1 = elbo(log_joint, mean, var, n_samples, rng)
     gap, se2 = symmetrization_gap(mean, var, group, rng, gap_samples)
-    return base + gap, math.hypot(se1, se2)
+    return float(check_finite_result(base + gap, _ELBO_NAMES, "the ELBO")), math.hypot(se1, se2)
 
 
 def elbo_infonce(log_joint, mean, var, group, K, n_samples, rng):
@@ -414,14 +445,16 @@ def elbo_infonce(log_joint, mean, var, group, K, n_samples, rng):
 
     In expectation L^K_VI ≤ L^G_VI (Thm. 4.3 with Thm. 4.1). Returns (estimate, SE).
     """
+    check_callable(log_joint, "log_joint")
     group = _check_group(group)
     mean, var = group.validate(mean, var)
     rng = check_rng(rng)
+    K = _check_K(K)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    z = sample_gaussian(mean, var, rng, n_samples)
-    m1, se1 = _mc_mean(_log_joint_values(log_joint, z))
+    z = sample_gaussian(mean, var, rng, n_samples, "n_samples")
+    m1, se1 = _mc_mean(_log_joint_values(log_joint, z), _ELBO_NAMES)
     hk, se2 = entropy_infonce(mean, var, group, K, n_samples, rng)
-    return m1 + hk, math.hypot(se1, se2)
+    return float(check_finite_result(m1 + hk, _ELBO_NAMES, "the ELBO")), math.hypot(se1, se2)
 
 
 # ----- 1-D quadrature helpers used by the sign-flip exact routes ----------------------
@@ -454,12 +487,22 @@ def _signflip_gap_1d(s: float) -> float:
 
     log q*(−z) − log q*(z) = −2t with t = μᵀΣ⁻¹z ~ N(s, s) under q*, so
     KL = E[log 2 + log σ(2t)] (σ the logistic function): a 1-D integral in any dimension.
+    Where s overflows float64 (s = inf) the limit log 2 is exact to float64: |E log σ(2t)|
+    ≤ E[e^{−2t}; t > 0] + E[log 2 − 2t; t < 0] = O(√s e^{−s/2}).
     """
+    if s == math.inf:
+        return math.log(2.0)
     return math.log(2.0) + _normal_expectation(lambda t: log_expit(2.0 * t), s)
 
 
 def _signflip_chi2_1d(s: float) -> float:
-    """χ²(q*‖q̃) = E[q*/q̃] − 1 = E[2σ(2t)] − 1, t ~ N(s, s), for the whole-point flip."""
+    """χ²(q*‖q̃) = E[q*/q̃] − 1 = E[2σ(2t)] − 1, t ~ N(s, s), for the whole-point flip.
+
+    Where s overflows float64 (s = inf) the limit 1 is exact to float64 (1 − E[2σ(2t)] ≤
+    2 E[e^{−2t}; t > 0] + 2 P(t < 0) = O(e^{−s/2})).
+    """
+    if s == math.inf:
+        return 1.0
     return 2.0 * _normal_expectation(lambda t: expit(2.0 * t), s) - 1.0
 
 
