@@ -52,9 +52,18 @@ import math
 import numpy as np
 from scipy import special
 
-from symcheck._checks import as_finite_array, check_choice, check_int, check_positive_float, check_rng
+from symcheck._checks import (
+    as_finite_array,
+    check_alloc,
+    check_choice,
+    check_finite_result,
+    check_int,
+    check_positive_float,
+    check_rng,
+    check_sigma_sum,
+)
 from symcheck._mc import log_mean_exp_se, mean_se
-from symcheck.groups import Group, gaussian_logpdf
+from symcheck.groups import Group, _act_batch, gaussian_logpdf
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import log_hyp0f1
 
@@ -87,6 +96,8 @@ def _validate_base(mean, var, k=None):
     M = as_finite_array(mean, "mean")
     if M.ndim != 2:
         raise ValueError(f"mean must be an N×k matrix, got shape {M.shape}")
+    if M.size == 0:
+        raise ValueError(f"mean must not be empty, got shape {M.shape}")
     if k is not None and M.shape[1] != k:
         raise ValueError(f"mean must have k={k} columns, got shape {M.shape}")
     V = as_finite_array(var, "var")
@@ -99,10 +110,10 @@ def _validate_base(mean, var, k=None):
     return M, V, bool(np.all(V == V.flat[0]))
 
 
-def _check_points(X, M):
-    X = as_finite_array(X, "X")
+def _check_points(X, M, name: str = "X"):
+    X = as_finite_array(X, name)
     if X.ndim < 2 or X.shape[-2:] != M.shape:
-        raise ValueError(f"X must have trailing shape {M.shape} (the shape of mean), got shape {X.shape}")
+        raise ValueError(f"{name} must have trailing shape {M.shape} (the shape of mean), got shape {X.shape}")
     return X
 
 
@@ -157,12 +168,14 @@ class Orthogonal(Group):
         z = as_finite_array(z, "z")
         if z.ndim < 2 or z.shape[-1] != self.k:
             raise ValueError(f"z must have shape (..., N, {self.k}), got {z.shape}")
-        return np.matmul(z, np.swapaxes(g, -1, -2))
+        batch = _act_batch(z.shape[:-2], g.shape[0])
+        check_alloc(math.prod(batch) * z.shape[-2] * self.k, "z, g")
+        return check_finite_result(np.matmul(z, np.swapaxes(g, -1, -2)), "g, z", "g·z")
 
     def symmetrized_logpdf(self, z, mean, var, method: str = "auto", **options):
         """Exact log q̃(z) = log ∫ q*(z Tᵀ) dT; see :func:`orthogonal_logpdf`."""
         mean, var = self.validate(mean, var)
-        return orthogonal_logpdf(z, mean, var, method=method, **options)
+        return _logpdf(z, mean, var, method, options, "z")
 
 
 # =====================================================================================
@@ -187,11 +200,25 @@ def _singular_values(B):
     return np.where(sig <= B.shape[-1] * EPS * sig[..., :1], 0.0, sig)
 
 
-def _log_qtilde_isotropic(X, M, c, method, options):
+def _log0f1_of(B, k, method, options, names):
+    """log ₀F₁(k/2; BBᵀ/4) for a batch of B; ValueErrors about σ are reported against ``names``."""
+    check_finite_result(B, names, "B = MᵀX/c")
+    sig = _singular_values(B)
+    check_sigma_sum(sig, f"{names} (through sigma, the singular values of B = MᵀX/c)")
+    try:
+        return log_hyp0f1(sig, k, method=method, **options)
+    except ValueError as err:
+        if str(err).startswith("sigma"):
+            raise ValueError(f"{names} (through sigma, the singular values of B = MᵀX/c): {err}") from None
+        raise
+
+
+def _log_qtilde_isotropic(X, M, c, method, options, names):
     k = M.shape[1]
-    sig = _singular_values(_cross(M, X) / c)
-    log0f1 = log_hyp0f1(sig, k, method=method, **options)
-    sq = np.sum(X * X, axis=(-2, -1)) + np.sum(M * M)
+    with np.errstate(over="ignore"):
+        B = _cross(M, X) / c
+        sq = np.sum(X * X, axis=(-2, -1)) + np.sum(M * M)
+    log0f1 = _log0f1_of(B, k, method, options, names)
     return -0.5 * sq / c - 0.5 * M.size * (_LOG_2PI + math.log(c)) + log0f1
 
 
@@ -237,25 +264,27 @@ def _o2_log_error_bound(rho1, rho2, n):
     return vals.min(axis=0)
 
 
-def _o2_nodes(rho1, rho2, rtol=O2_QUADRATURE_RTOL):
+def _o2_nodes(rho1, rho2, rtol=O2_QUADRATURE_RTOL, names="X, mean, var"):
     """Smallest power-of-two node count whose error bound is <= rtol for every row."""
     n = 16
     while True:
         if np.all(_o2_log_error_bound(rho1, rho2, n) <= math.log(rtol)):
             return n
         if n >= O2_MAX_NODES:
-            raise ValueError(f"X, mean, var: the O(2) quadrature would need more than {O2_MAX_NODES} nodes "
+            raise ValueError(f"{names}: the O(2) quadrature would need more than {O2_MAX_NODES} nodes "
                              f"(harmonic amplitude {float(np.max(rho1 + 4 * rho2)):.3g}); use orthogonal_logpdf_mc")
         n *= 2
 
 
-def _log_qtilde_o2(X, M, V):
+def _log_qtilde_o2(X, M, V, names="X, mean, var"):
     """log q̃ for k = 2 and any elementwise V: both cosets by the trapezoid rule in θ."""
     flip = np.array([1.0, -1.0])
-    cosets = [_o2_harmonics(X, M, V), _o2_harmonics(X * flip, M, V)]  # R(θ) and R(θ)·diag(1, −1)
-    rho1 = np.concatenate([np.hypot(h[1], h[2]).ravel() for h in cosets])
-    rho2 = np.concatenate([np.hypot(h[3], h[4]).ravel() for h in cosets])
-    n = _o2_nodes(rho1, rho2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cosets = [_o2_harmonics(X, M, V), _o2_harmonics(X * flip, M, V)]  # R(θ) and R(θ)·diag(1, −1)
+        rho1 = np.concatenate([np.hypot(h[1], h[2]).ravel() for h in cosets])
+        rho2 = np.concatenate([np.hypot(h[3], h[4]).ravel() for h in cosets])
+    check_finite_result(np.concatenate([rho1, rho2]), names, "the harmonics of log q*(X R(θ)ᵀ)")
+    n = _o2_nodes(rho1, rho2, names=names)
     th = 2.0 * np.pi * np.arange(n) / n
     c1, s1, c2, s2 = np.cos(th), np.sin(th), np.cos(2 * th), np.sin(2 * th)
     logs = []
@@ -301,17 +330,25 @@ def orthogonal_logpdf(X, mean, var, method: str = "auto", **options) -> np.ndarr
     once, so the cost is O(N) + O(nodes) per point.
     Non-isotropic, k >= 3: no exact route; ValueError (use :func:`orthogonal_logpdf_mc`).
     """
+    return _logpdf(X, mean, var, method, options, "X")
+
+
+def _logpdf(X, mean, var, method, options, xname):
+    """:func:`orthogonal_logpdf` with the points' argument called ``xname`` in error messages."""
     M, V, iso = _validate_base(mean, var)
-    X = _check_points(X, M)
+    X = _check_points(X, M, xname)
     k = M.shape[1]
+    names = f"{xname}, mean, var"
     if iso:
-        return _log_qtilde_isotropic(X, M, float(V.flat[0]), method, options)
-    if k == 1:
-        return np.logaddexp(gaussian_logpdf(X, M, V), gaussian_logpdf(-X, M, V)) - math.log(2.0)
-    if k == 2:
-        return _log_qtilde_o2(X, M, V)
-    raise ValueError(f"var: exact log q̃ for O({k}) with a non-isotropic variance exists only for k <= 2; "
-                     "use orthogonal_logpdf_mc")
+        out = _log_qtilde_isotropic(X, M, float(V.flat[0]), method, options, names)
+    elif k == 1:
+        out = np.logaddexp(gaussian_logpdf(X, M, V), gaussian_logpdf(-X, M, V)) - math.log(2.0)
+    elif k == 2:
+        out = _log_qtilde_o2(X, M, V, names)
+    else:
+        raise ValueError(f"var: exact log q̃ for O({k}) with a non-isotropic variance exists only for k <= 2; "
+                         "use orthogonal_logpdf_mc")
+    return check_finite_result(out, names, "log q̃")
 
 
 # =====================================================================================
@@ -366,15 +403,19 @@ def orthogonal_logpdf_mc(X, mean, var, n_samples, rng):
     gen = check_rng(rng)
     k = M.shape[1]
     flat = X.reshape((-1,) + M.shape)
+    check_alloc(flat.shape[0] * n + _MC_CHUNK * M.size, "n_samples")
     logw = np.empty((flat.shape[0], n))
     done = 0
     while done < n:
         m = min(_MC_CHUNK, n - done)
         t = haar_orthogonal(k, m, gen)
-        for i in range(flat.shape[0]):
-            logw[i, done:done + m] = _log_weights_mc(flat[i], M, V, t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for i in range(flat.shape[0]):
+                logw[i, done:done + m] = _log_weights_mc(flat[i], M, V, t)
         done += m
-    est, se = log_mean_exp_se(logw, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        est, se = log_mean_exp_se(logw, axis=1)
+    check_finite_result([est, se], "X, mean, var", "the Monte Carlo log q̃ or its standard error")
     return est.reshape(X.shape[:-2]), se.reshape(X.shape[:-2])
 
 
@@ -410,11 +451,13 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options
     c = check_positive_float(c, "c")
     M, _, _ = _validate_base(mean, c)
     X = _check_points(X, M)
-    B = _cross(M, X) / c
-    if form == "printed":
-        B = 0.5 * (B + np.swapaxes(B, -1, -2))
-    sig = _singular_values(B)
-    return np.trace(B, axis1=-2, axis2=-1) - log_hyp0f1(sig, M.shape[1], method=method, **options)
+    with np.errstate(over="ignore", invalid="ignore"):
+        B = _cross(M, X) / c
+        if form == "printed":
+            B = 0.5 * (B + np.swapaxes(B, -1, -2))
+    names = "X, mean, c"
+    log0f1 = _log0f1_of(B, M.shape[1], method, options, names)
+    return check_finite_result(np.trace(B, axis1=-2, axis2=-1) - log0f1, names, "r(X)")
 
 
 def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "auto", **options):
@@ -440,7 +483,9 @@ def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "au
     c = check_positive_float(c, "c")
     M, _, _ = _validate_base(mean, c)
     n = check_int(n_samples, "n_samples", minimum=2)
+    check_alloc(n * M.size, "n_samples")
     gen = check_rng(rng)
     X = M + math.sqrt(c) * gen.standard_normal((n,) + M.shape)
     kl, se = mean_se(moore_r(X, M, c, form=form, method=method, **options))
+    check_finite_result((kl, se), "mean, c", "the KL estimate or its standard error")
     return float(kl), float(se)
