@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import os
 import pkgutil
@@ -118,10 +119,10 @@ def _run(claims, seed: int, show) -> dict[str, dict]:
     return results
 
 
-def _line(r: dict) -> str:
+def _line(r: dict, width: int = 0) -> str:
     if r["status"] is None:
-        return f"{'unrecorded':10s} {r['id']}  [{r['source']}]  {r['statement']}"
-    return f"{r['status']:10s} {r['id']}  {r['verdict']}"
+        return f"{'unrecorded':10s} {r['id']:{width}s}  [{r['source']}]  {r['statement']}"
+    return f"{r['status']:10s} {r['id']:{width}s}  {r['verdict']}"
 
 
 def _block(r: dict) -> str:
@@ -145,7 +146,7 @@ def _cmd_claims(args, parser) -> int:
         parser.error(f"argument --paper: unknown paper {args.paper!r} (choose from {', '.join(papers)})")
     claims = [c for c in claims if (not args.errata or c.kind == "erratum")
               and (args.paper is None or paper_of(c.id) == args.paper)]
-    text = _block if args.errata else _line
+    text = _block if args.errata else functools.partial(_line, width=max((len(c.id) for c in claims), default=0))
 
     if args.run:
         seed = BASE_SEED if args.seed is None else args.seed
