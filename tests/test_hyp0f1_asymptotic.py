@@ -214,6 +214,11 @@ def test_bad_order(order):
         asymptotic.grad_log_hyp0f1_asymptotic(np.array([100.0, 50.0]), 2, order)
 
 
+def test_bad_return_error():
+    with pytest.raises(ValueError, match="return_error"):
+        asymptotic.log_hyp0f1_asymptotic(np.array([100.0, 50.0]), 2, 1, return_error="False")
+
+
 def test_batch_shape_and_permutation_invariance(rng):
     sig = 200 + 100 * rng.random((2, 3, 4))
     val = asymptotic.log_hyp0f1_asymptotic(sig, 4, 3)

@@ -66,7 +66,7 @@ from math import comb, factorial
 import numpy as np
 from scipy import special
 
-from symcheck._checks import check_int
+from symcheck._checks import check_bool, check_int
 from symcheck.hyp0f1 import wick
 
 __all__ = [
@@ -279,7 +279,7 @@ def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1, return_error:
     is derived in the module notes.
     """
     value, err = _evaluate(sig, k, order)
-    return (value, err) if return_error else value
+    return (value, err) if check_bool(return_error, "return_error") else value
 
 
 def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
