@@ -52,9 +52,9 @@ The series is asymptotic, not convergent: where the terms stop decreasing (e.g. 
 σ ≈ 10·(1, 0.5, 0.2), k = 3) a higher order does not help.
 
 Cost. The contraction patterns are built once per process (orders 1–2 instantly, order 3 in about
-two seconds). Then a value costs O(k⁴) per row (O(k³) but for three K₄ patterns at order 3): about
-0.5 ms for one value at order 1 and 5–10 ms at orders 2–3 (both cosets, with the error estimate,
-which needs T₃ at order 2), and 0.01–0.3 ms per value in batches, for k ≤ 12.
+two seconds). Then a value costs O(k⁴) per row (O(k³) but for three K₄ patterns of T₃): for one
+value (both cosets) about 0.5 ms at order 1, 1–2 ms at order 2 and 5–10 ms at order 3 or with the
+error estimate of order 2 (which needs T₃); in batches 0.01–0.3 ms per value, for k ≤ 12.
 """
 
 from __future__ import annotations
@@ -217,13 +217,16 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER) -> dict:
     return out
 
 
-def _combine(parts: dict, order: int) -> tuple[np.ndarray, np.ndarray]:
+def _combine(parts: dict, order: int, with_error: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """log(I₊ + I₋) at ``order`` and the error estimate (module notes) from :func:`expansion_terms`."""
+    invalid = parts["invalid"]
     with np.errstate(invalid="ignore"):
         lp = parts["lead_plus"] + parts["terms_plus"][:, :order].sum(axis=1)
         lm = parts["lead_minus"] + parts["terms_minus"][:, :order].sum(axis=1)
         value = np.logaddexp(lp, lm)
         w_minus = np.exp(lm - value)
+    if not with_error:
+        return np.where(invalid, np.inf, value), None
     nxt = min(order + 1, MAX_ORDER) - 1  # index of T_{order+1}, or of T₃ at order 3
     if nxt < 0:  # k = 1 or no terms computed: only the leading term
         e_plus = e_minus = np.zeros_like(value)
@@ -232,7 +235,6 @@ def _combine(parts: dict, order: int) -> tuple[np.ndarray, np.ndarray]:
     rounding = (parts["round_lead"] + parts["round_plus"][:, :order].sum(axis=1)
                 + parts["round_minus"][:, :order].sum(axis=1) + 4 * EPS * np.abs(value))
     err = (1 - w_minus) * e_plus + w_minus * e_minus + parts["dropped"] + rounding
-    invalid = parts["invalid"]
     return np.where(invalid, np.inf, value), np.where(invalid, np.inf, err)
 
 
@@ -241,15 +243,16 @@ def _log_cosh_half(s: np.ndarray) -> np.ndarray:
     return np.logaddexp(s, -s) - np.log(2.0)
 
 
-def _evaluate(sig: np.ndarray, k: int, order) -> tuple[np.ndarray, np.ndarray]:
+def _evaluate(sig: np.ndarray, k: int, order, with_error: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Value (and error estimate if ``with_error``: it needs T_{order+1}, the costlier term)."""
     order = check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     shape = sig.shape[:-1]
     if k == 1:
         value = _log_cosh_half(sig.reshape(-1))
         return value.reshape(shape), (2 * EPS * np.abs(value) + EPS).reshape(shape)
-    parts = expansion_terms(sig, k, min(order + 1, MAX_ORDER))
-    value, err = _combine(parts, order)
-    return value.reshape(shape), err.reshape(shape)
+    parts = expansion_terms(sig, k, min(order + 1, MAX_ORDER) if with_error else order)
+    value, err = _combine(parts, order, with_error)
+    return value.reshape(shape), (err.reshape(shape) if with_error else None)
 
 
 def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1, return_error: bool = False):
@@ -278,8 +281,9 @@ def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1, return_error:
     Muirhead (1982), Thm. 7.4.1 (₀F₁ as a Haar integral); Moore (2016), App. A. The expansion
     is derived in the module notes.
     """
-    value, err = _evaluate(sig, k, order)
-    return (value, err) if check_bool(return_error, "return_error") else value
+    with_error = check_bool(return_error, "return_error")
+    value, err = _evaluate(sig, k, order, with_error)
+    return (value, err) if with_error else value
 
 
 def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
@@ -289,7 +293,7 @@ def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.nda
     order = MAX_ORDER, weighted by the coset shares, plus the bound of a dropped coset and
     float64 rounding (module notes). ``inf`` where a pair sum is 0.
     """
-    return _evaluate(sig, k, order)[1]
+    return _evaluate(sig, k, order, True)[1]
 
 
 def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
