@@ -2,7 +2,7 @@
 
 import pytest
 
-from symcheck.claims import claim_rng
+from symcheck.evidence import claim_rng
 
 
 @pytest.fixture

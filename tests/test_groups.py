@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from symcheck.claims import FALSE_FAILURE_ALPHA
+from symcheck.evidence import FALSE_FAILURE_ALPHA
 from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf, mlp_forward, unpack_mlp
 
 EPS = np.finfo(float).eps

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from symcheck import haar_orthogonal
-from symcheck.claims import FALSE_FAILURE_ALPHA, z_for_alpha
+from symcheck.evidence import FALSE_FAILURE_ALPHA, z_for_alpha
 
 Z = z_for_alpha()
 

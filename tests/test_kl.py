@@ -19,7 +19,7 @@ from scipy import stats
 
 import mpmath
 
-from symcheck.claims import z_for_alpha
+from symcheck.evidence import z_for_alpha
 from symcheck.kl import (
     fit_factored_gaussian_numerically,
     kl_gaussian,

@@ -3,7 +3,7 @@
 import numpy as np
 from scipy import stats
 
-from symcheck.claims import z_for_alpha
+from symcheck.evidence import z_for_alpha
 from symcheck.claims.moore_elbo import C_STAR, M_STAR, NOISE_VAR, R_OBS, base_terms, log_evidence
 
 

@@ -16,7 +16,7 @@ from scipy import integrate
 from scipy.special import logsumexp
 
 from symcheck import Orthogonal, moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
-from symcheck.claims import z_for_alpha
+from symcheck.evidence import z_for_alpha
 from symcheck.groups import SignFlip, gaussian_logpdf
 from symcheck.haar import haar_orthogonal
 from symcheck.orthogonal import _o2_harmonics, _o2_log_error_bound, _o2_nodes

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from scipy.special import ndtr
 
-from symcheck.claims import FALSE_FAILURE_ALPHA, z_for_alpha
+from symcheck.evidence import FALSE_FAILURE_ALPHA, z_for_alpha
 from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
 from symcheck.symmetrize import (
     _signflip_infonce_expectation_1d,

@@ -9,7 +9,7 @@ the factored KL (entropy of q minus the expected log transition probabilities).
 import numpy as np
 import pytest
 
-from symcheck.claims import FALSE_FAILURE_ALPHA, z_for_alpha
+from symcheck.evidence import FALSE_FAILURE_ALPHA, z_for_alpha
 from symcheck.models.turner_compact import (
     ar1_joint_covariance,
     ar1_joint_precision,

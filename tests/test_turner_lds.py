@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symcheck.claims import z_for_alpha
+from symcheck.evidence import z_for_alpha
 from symcheck.kl import optimal_factored_gaussian
 from symcheck.models import turner_lds as lds
 

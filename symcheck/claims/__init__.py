@@ -27,12 +27,21 @@ import importlib
 import math
 import pkgutil
 import time
-import zlib
-from dataclasses import asdict, dataclass, field
-from typing import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Callable
 
 import numpy as np
-from scipy import stats
+
+from symcheck.evidence import (
+    BASE_SEED,
+    EPS,
+    FALSE_FAILURE_ALPHA,
+    Evidence,
+    claim_rng,
+    erratum_from_rows,
+    evidence_from_rows,
+    z_for_alpha,
+)
 
 __all__ = [
     "BASE_SEED",
@@ -52,61 +61,6 @@ __all__ = [
     "register",
     "z_for_alpha",
 ]
-
-#: Seed from which every claim derives its own stream (with the claim id).
-BASE_SEED = 20261122
-
-#: Two-sided false-failure probability allowed per Monte Carlo assertion.
-#: With the ~10^2 statistical assertions of the suite, the chance that any
-#: one fails by bad luck on a fresh seed is below 1e-3; with the fixed seeds
-#: the outcome is reproducible.
-FALSE_FAILURE_ALPHA = 1e-5
-
-
-def z_for_alpha(alpha: float = FALSE_FAILURE_ALPHA, two_sided: bool = True) -> float:
-    """Return the normal quantile z with P(|Z| > z) = alpha (or P(Z > z) one-sided).
-
-    With ``alpha = 1e-5`` two-sided this is z = 4.42.
-    """
-    return float(stats.norm.isf(alpha / 2 if two_sided else alpha))
-
-
-def claim_rng(claim_id: str, seed: int = BASE_SEED) -> np.random.Generator:
-    """Return the reproducible random generator of one claim (seed and CRC32 of its id)."""
-    return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(claim_id.encode())]))
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What a claim's check found.
-
-    Attributes
-    ----------
-    printed : float
-        The value of the printed formula (or of the fast kernel) at the worst input.
-    independent : float
-        The value of the independent route (brute force, quadrature, mpmath, MC) there.
-    tolerance : float
-        The derived tolerance the comparison used.
-    holds : bool
-        For a ``"verify"`` claim: the statement holds. For an ``"erratum"`` claim: the
-        printed form fails and the corrected form holds.
-    detail : str
-        Worst input, parameters, standard errors: what a reader needs to judge.
-    params : mapping
-        Machine-readable parameters of the evaluation.
-    corrected : float or None
-        For errata, the corrected form's value at the same input.
-    """
-
-    printed: float
-    independent: float
-    tolerance: float
-    holds: bool
-    detail: str = ""
-    params: Mapping = field(default_factory=dict)
-    corrected: float | None = None
-
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -240,46 +194,8 @@ def get_claim(claim_id: str) -> Claim:
 
 
 # ---------------------------------------------------------------------------------------
-# Evidence builders shared by the claim modules
+# Tolerances shared by the claim modules (the evidence builders live in symcheck.evidence)
 # ---------------------------------------------------------------------------------------
-
-EPS = np.finfo(float).eps
-
-
-def evidence_from_rows(rows, what: str, params=None) -> Evidence:
-    """Evidence for a verify claim from rows ``(label, value, reference, tolerance)``.
-
-    Holds when every ``|value − reference| ≤ tolerance``; reports the row with the largest
-    ratio of error to tolerance.
-    """
-    ratios = [abs(v - r) / t for _, v, r, t in rows]
-    i = int(np.argmax(ratios))
-    label, v, r, t = rows[i]
-    detail = (f"{what}; worst case {label}: value {float(v)!r}, independent {float(r)!r}, "
-              f"|diff|/tol = {ratios[i]:.3g} over {len(rows)} cases")
-    return Evidence(printed=float(v), independent=float(r), tolerance=float(t), holds=bool(max(ratios) <= 1.0),
-                    detail=detail, params=dict(params or {}, cases=[row[0] for row in rows]))
-
-
-def erratum_from_rows(rows, what: str, params=None) -> Evidence:
-    """Evidence for an erratum from rows ``(label, printed, corrected, reference, tolerance)``.
-
-    Holds when the printed form misses the reference by more than the tolerance in every
-    case and the corrected form is within it in every case. Reports the case where the
-    corrected form is closest to failing.
-    """
-    printed_fails = all(abs(p - r) > t for _, p, _, r, t in rows)
-    corrected_ratios = [abs(c - r) / t for _, _, c, r, t in rows]
-    i = int(np.argmax(corrected_ratios))
-    label, p, c, r, t = rows[i]
-    pr = min(abs(row[1] - row[3]) / row[4] for row in rows)
-    detail = (f"{what}; worst case {label}: printed {float(p)!r}, corrected {float(c)!r}, independent {float(r)!r}; "
-              f"smallest printed |diff|/tol = {pr:.3g}, largest corrected |diff|/tol = {corrected_ratios[i]:.3g} "
-              f"over {len(rows)} cases")
-    return Evidence(printed=float(p), corrected=float(c), independent=float(r), tolerance=float(t),
-                    holds=bool(printed_fails and max(corrected_ratios) <= 1.0), detail=detail,
-                    params=dict(params or {}, cases=[row[0] for row in rows]))
-
 
 def brent_argmax_tolerance(f, x, xatol: float, rel_noise: float = EPS, h: float = 1e-4) -> float:
     """Accuracy of a maximiser ``x`` of ``f`` found by scipy's bounded Brent with ``xatol``.
