@@ -21,7 +21,7 @@ import pkgutil
 import sys
 from importlib import metadata
 
-from symcheck.claims import BASE_SEED
+from symcheck.evidence import BASE_SEED
 
 STATUSES = ("holds", "erratum", "fails")
 
@@ -34,6 +34,17 @@ def _seed(text: str) -> int:
         value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+def _workers(text: str) -> int:
+    """argparse type of ``--workers``: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
 
 
@@ -63,6 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--only", nargs="+", metavar="SECTION", choices=_section_names(),
                      help="re-render only these sections, keeping the claims and other sections of the report "
                           f"in --out (sections: {', '.join(_section_names())})")
+    rep.add_argument("--scheduler", metavar="ADDRESS",
+                     help="run the sections' sweeps on this Dask distributed scheduler (e.g. tcp://host:8786; needs "
+                          "the 'dask' extra) instead of a local process pool; results are the same bit for bit")
+    rep.add_argument("--workers", type=_workers, metavar="N",
+                     help="size of the local process pool of the sweeps (default: the number of CPUs; 1: serial)")
     rep.set_defaults(func=_cmd_report, parser=rep)
 
     lst = sub.add_parser("claims", help="list (or --run) the claims; filter with --errata, --paper, --status")
@@ -89,7 +105,8 @@ def _cmd_report(args, parser) -> int:
         check_only(args.out, args.only)
     except ValueError as err:
         parser.error(f"argument --{err}")
-    out = build_report(args.out, seed=args.seed, quick=args.quick, only=args.only)
+    out = build_report(args.out, seed=args.seed, quick=args.quick, only=args.only, scheduler=args.scheduler,
+                       workers=args.workers)
     print(f"report written to {out}/index.html (and README.md)")
     return 0
 

@@ -103,8 +103,10 @@ def test_report_only_on_an_old_report_is_refused(capsys, tmp_path):
 def test_report_arguments_reach_build_report(capsys, monkeypatch, tmp_path):
     seen = {}
     monkeypatch.setattr(symcheck.report, "build_report", lambda out, **kw: seen.update(kw, out=out) or Path(out))
-    assert main(["report", "--out", str(tmp_path), "--seed", "5", "--quick", "--only", "estimators"]) == 0
-    assert seen == {"out": str(tmp_path), "seed": 5, "quick": True, "only": ["estimators"]}
+    assert main(["report", "--out", str(tmp_path), "--seed", "5", "--quick", "--only", "estimators",
+                 "--scheduler", "tcp://127.0.0.1:8786", "--workers", "3"]) == 0
+    assert seen == {"out": str(tmp_path), "seed": 5, "quick": True, "only": ["estimators"],
+                    "scheduler": "tcp://127.0.0.1:8786", "workers": 3}
 
 
 def test_installed_without_repository_lists_recorded_errata(tmp_path):

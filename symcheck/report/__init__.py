@@ -52,12 +52,18 @@ _ENTRY_FILES = ("claims.json", "provenance.json", MANIFEST, "index.html", "READM
 
 @dataclass
 class ReportContext:
-    """What a section gets: where to write, the seed, and the claim results."""
+    """What a section gets: where to write, the seed, where sweeps run, and the claim results.
+
+    ``scheduler`` (a Dask scheduler address) and ``workers`` (local pool size) are passed to
+    :func:`symcheck.sweep.run_sweep` by sections that sweep; results do not depend on them.
+    """
 
     out_dir: Path
     seed: int
     quick: bool
     results: list[ClaimResult] = field(default_factory=list)
+    scheduler: str | None = None
+    workers: int | None = None
 
     def save_figure(self, fig, name: str) -> str:
         """Save a matplotlib figure as ``<out_dir>/<name>.png`` (150 dpi); return its relative path."""
@@ -153,7 +159,7 @@ def check_only(out_dir, only: list[str] | None, sections: list[ModuleType] | Non
 
 def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, only: list[str] | None = None,
                  claims: list[Claim] | None = None, sections: list[ModuleType] | None = None,
-                 progress: bool | None = None) -> Path:
+                 progress: bool | None = None, scheduler: str | None = None, workers: int | None = None) -> Path:
     """Run the claims and sections and write the report (HTML, Markdown, JSON, plots) to ``out_dir``.
 
     Parameters
@@ -174,6 +180,11 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
         The section modules (default: :func:`load_sections`).
     progress : bool, optional
         Show progress bars with count and ETA on stderr (default: only on a terminal).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler on which the sections run their sweeps
+        (default: a local process pool); the results are the same bit for bit.
+    workers : int, optional
+        Size of the local process pool of the sweeps (default: the number of CPUs).
 
     Returns
     -------
@@ -197,7 +208,7 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
         stage = Path(tmp)
-        ctx = ReportContext(out_dir=stage, seed=seed, quick=quick)
+        ctx = ReportContext(out_dir=stage, seed=seed, quick=quick, scheduler=scheduler, workers=workers)
         if only is None:
             ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
             claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode

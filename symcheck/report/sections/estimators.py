@@ -15,8 +15,9 @@ import math
 
 import numpy as np
 
-from symcheck.claims import z_for_alpha
+from symcheck.evidence import z_for_alpha
 from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
+from symcheck.sweep import run_sweep, seeded_tasks
 from symcheck.symmetrize import (
     _signflip_chi2_1d,
     _signflip_gap_1d,
@@ -55,10 +56,81 @@ def _mlp_case(width, rng, scale=0.6, var=0.3):
     return G, mean, np.full(G.dim, var)
 
 
-def render(ctx) -> str:
-    rng = np.random.default_rng(ctx.seed + 40)
-    quick = ctx.quick
+def _mlp_bias(width, S, Ks, rng):
+    """Monte Carlo bias H(q̃) − Ĥ^K of one MLP width for every K, with the law χ²/(2K)."""
+    G, mean, var = _mlp_case(width, rng)
+    H, seH = entropy_symmetrized(mean, var, G, rng, 4 * S)
+    chi2, sechi = chi2_to_symmetrized(mean, var, G, rng, 4 * S)
+    rows = []
+    for K in Ks:
+        est, se = entropy_infonce(mean, var, G, K, S, rng, control_variate=True)
+        rows.append({"width": width, "K": K, "bias": H - est, "se": math.hypot(se, seH),
+                     "law": float(infonce_bias_law(max(chi2, 0.0), K)), "chi2": chi2, "chi2_se": sechi,
+                     "log_order": G.log_order()})
+    return rows
+
+
+def _spread(G, mean, var, S, rng):
+    """Per-sample sd of Moore's KL terms (eq. (6)) and of Ĥ^8 with and without the control variate."""
+    z = sample_gaussian(mean, var, rng, S)
+    kl_terms = gaussian_logpdf(z, mean, var) - G.symmetrized_logpdf(z, mean, var)  # Moore eq. (6) MC terms
+    _, se_plain = entropy_infonce(mean, var, G, 8, S, rng)
+    _, se_cv = entropy_infonce(mean, var, G, 8, S, rng, control_variate=True)
+    return {"moore_sd": float(kl_terms.std(ddof=1)), "infonce_sd": se_plain * math.sqrt(S),
+            "infonce_cv_sd": se_cv * math.sqrt(S), "log_order": G.log_order(), "K": 8}
+
+
+def _signflip_case(B, rng):
+    return SignFlip((3, B), blocks="columns"), rng.normal(size=(3, B)) * 0.6, np.full((3, B), 0.3)
+
+
+def _reduction(name, S, rng):
+    """Ĥ^K − H(q̃) of the paper's estimator and its variance-reduced variants, K = 2, 4, 8."""
+    G, mean, var = _mlp_case(4, rng) if name == "MLP 1-4-1" else _signflip_case(4, rng)
+    H, seH = entropy_symmetrized(mean, var, G, rng, 4 * S)
+    rows = []
+    for K in (2, 4, 8):
+        for method in ("paper", "control variate", "stratified + CV", "IS near identity + CV"):
+            if method == "paper":
+                est, se = entropy_infonce(mean, var, G, K, S, rng)
+            elif method == "control variate":
+                est, se = entropy_infonce(mean, var, G, K, S, rng, control_variate=True)
+            elif method == "stratified + CV":
+                est, se = entropy_infonce(mean, var, G, K, S, rng, replace=False, control_variate=True)
+            else:
+                est, se = entropy_infonce_is(mean, var, G, K, S, rng, rho=0.5, control_variate=True)
+            d, sed = est - H, math.hypot(se, seH)
+            rows.append({"case": name, "K": K, "method": method, "est_minus_H": d, "se": sed,
+                         "sd": se * math.sqrt(S), "bound_violated": bool(d > Z * sed)})
+    return rows
+
+
+def _study(args, rng):
+    """One task of the section's sweep (run by :func:`symcheck.sweep.run_sweep`, own seed per task)."""
+    study = args[0]
+    if study == "bias":
+        return {"study": study, "rows": _mlp_bias(*args[1:], rng)}
+    if study == "spread":
+        group, size, S = args[1:]
+        G, mean, var = _mlp_case(size, rng) if group == "MLP" else _signflip_case(size, rng)
+        return {"study": study, "row": {"group": group, "size": size, **_spread(G, mean, var, S, rng)}}
+    return {"study": study, "rows": _reduction(args[1], args[2], rng)}
+
+
+def _tasks(quick: bool, seed: int):
+    """The Monte Carlo tasks of the section (bias per MLP width, spread per group, reduction per case)."""
     S = 1000 if quick else 4000
+    mlp_Ks = [2, 8, 32] if quick else [2, 8, 32, 128]
+    args = [("bias", width, S, mlp_Ks) for width in (3, 4, 5)]
+    args += [("spread", "MLP", width, S) for width in ([2, 3, 4, 5, 6] if quick else [2, 3, 4, 5, 6, 7, 8])]
+    args += [("spread", "SignFlip columns", B, S) for B in ([1, 2, 4, 8] if quick else [1, 2, 4, 8, 16, 32])]
+    args += [("reduction", name, S) for name in ("MLP 1-4-1", "SignFlip 4 columns")]
+    return S, mlp_Ks, seeded_tasks(args, seed + 40)
+
+
+def render(ctx) -> str:
+    S, mlp_Ks, tasks = _tasks(ctx.quick, ctx.seed)
+    results = run_sweep(_study, tasks, scheduler=ctx.scheduler, processes=ctx.workers)
     out = []
     data = {}
 
@@ -77,17 +149,7 @@ def render(ctx) -> str:
         out.append(f"| {s} | {rr[0]['chi2']:.4f} | " + " | ".join(f"{r['bias']:.2e} (law {r['law']:.2e})" for r in rr) + " |")
 
     # MLP groups: MC bias against the exact-density H(q̃)
-    mlp_rows = []
-    mlp_Ks = [2, 8, 32] if quick else [2, 8, 32, 128]
-    for width in (3, 4, 5):
-        G, mean, var = _mlp_case(width, rng)
-        H, seH = entropy_symmetrized(mean, var, G, rng, 4 * S)
-        chi2, sechi = chi2_to_symmetrized(mean, var, G, rng, 4 * S)
-        for K in mlp_Ks:
-            est, se = entropy_infonce(mean, var, G, K, S, rng, control_variate=True)
-            mlp_rows.append({"width": width, "K": K, "bias": H - est, "se": math.hypot(se, seH),
-                             "law": float(infonce_bias_law(max(chi2, 0.0), K)), "chi2": chi2, "chi2_se": sechi,
-                             "log_order": G.log_order()})
+    mlp_rows = [row for r in results if r["study"] == "bias" for row in r["rows"]]
     data["bias_mlp_mc"] = mlp_rows
     out.append("\nMLP 1-d-1 hidden-unit permutations (|G| = d!), unit means ~ N(0, 0.6²), variances 0.3: "
                f"bias H(q̃) − Ĥ^K (Monte Carlo, S = {S}, control-variate form; H(q̃) = H(q*) + KL with KL by Monte "
@@ -139,22 +201,7 @@ def render(ctx) -> str:
         out.append("(matplotlib not installed: plots skipped)\n")
 
     # ---- 2. variance vs width / number of modes ---------------------------------------
-    var_rows = []
-
-    def spread(G, mean, var):
-        z = sample_gaussian(mean, var, rng, S)
-        kl_terms = gaussian_logpdf(z, mean, var) - G.symmetrized_logpdf(z, mean, var)  # Moore eq. (6) MC terms
-        _, se_plain = entropy_infonce(mean, var, G, 8, S, rng)
-        _, se_cv = entropy_infonce(mean, var, G, 8, S, rng, control_variate=True)
-        return {"moore_sd": float(kl_terms.std(ddof=1)), "infonce_sd": se_plain * math.sqrt(S),
-                "infonce_cv_sd": se_cv * math.sqrt(S), "log_order": G.log_order(), "K": 8}
-
-    for width in ([2, 3, 4, 5, 6] if quick else [2, 3, 4, 5, 6, 7, 8]):
-        var_rows.append({"group": "MLP", "size": width, **spread(*_mlp_case(width, rng))})
-    for B in ([1, 2, 4, 8] if quick else [1, 2, 4, 8, 16, 32]):
-        G = SignFlip((3, B), blocks="columns")
-        var_rows.append({"group": "SignFlip columns", "size": B,
-                         **spread(G, rng.normal(size=(3, B)) * 0.6, np.full((3, B), 0.3))})
+    var_rows = [r["row"] for r in results if r["study"] == "spread"]
     data["variance"] = var_rows
     out.append("### Variance versus width and number of symmetric modes\n")
     out.append(f"Per-sample standard deviation (S = {S}; the SE of an S-sample estimate is this over √S) of "
@@ -186,24 +233,7 @@ def render(ctx) -> str:
         pass
 
     # ---- 3. variance reduction ---------------------------------------------------------
-    vr_rows = []
-    cases = [("MLP 1-4-1", *_mlp_case(4, rng)),
-             ("SignFlip 4 columns", SignFlip((3, 4), blocks="columns"), rng.normal(size=(3, 4)) * 0.6, np.full((3, 4), 0.3))]
-    for name, G, mean, var in cases:
-        H, seH = entropy_symmetrized(mean, var, G, rng, 4 * S)
-        for K in (2, 4, 8):
-            for method in ("paper", "control variate", "stratified + CV", "IS near identity + CV"):
-                if method == "paper":
-                    est, se = entropy_infonce(mean, var, G, K, S, rng)
-                elif method == "control variate":
-                    est, se = entropy_infonce(mean, var, G, K, S, rng, control_variate=True)
-                elif method == "stratified + CV":
-                    est, se = entropy_infonce(mean, var, G, K, S, rng, replace=False, control_variate=True)
-                else:
-                    est, se = entropy_infonce_is(mean, var, G, K, S, rng, rho=0.5, control_variate=True)
-                d, sed = est - H, math.hypot(se, seH)
-                vr_rows.append({"case": name, "K": K, "method": method, "est_minus_H": d, "se": sed,
-                                "sd": se * math.sqrt(S), "bound_violated": bool(d > Z * sed)})
+    vr_rows = [row for r in results if r["study"] == "reduction" for row in r["rows"]]
     data["variance_reduction"] = vr_rows
     out.append("\n### Variance reduction\n")
     out.append("Ĥ^K − H(q̃) (H(q̃) = H(q*) + KL, KL by Monte Carlo of the exact density, 4S samples) and the "

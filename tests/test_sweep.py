@@ -1,0 +1,91 @@
+"""symcheck.sweep: the same seeds give bit-identical results serially, on a process pool and on Dask.
+
+The expected values are the serial results (each task's generator built here, by hand, from
+``SeedSequence(base_seed).spawn``), compared with ``==`` on the raw float64 bytes: any executor
+that reused a stream, reordered tasks or drew seeds from its worker would differ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symcheck.sweep import Task, run_sweep, seeded_tasks
+
+
+def _draw(args, rng):
+    """A sweep function whose result depends on its arguments and every bit of its stream."""
+    n, scale = args
+    x = scale * rng.standard_normal(n)
+    return x.tobytes(), float(np.sum(np.exp(x)))
+
+
+ARGS = [(5 + i, 0.5 + 0.1 * i) for i in range(7)]
+
+
+def _by_hand(args, base_seed):
+    children = np.random.SeedSequence(base_seed).spawn(len(args))
+    return [_draw(a, np.random.default_rng(s)) for a, s in zip(args, children)]
+
+
+def test_serial_matches_hand_spawned_seeds():
+    assert run_sweep(_draw, seeded_tasks(ARGS, 11), processes=1) == _by_hand(ARGS, 11)
+
+
+def test_seeds_depend_on_base_seed_and_index_only():
+    a = seeded_tasks(ARGS, 3)
+    b = seeded_tasks(ARGS[:3], 3)
+    assert run_sweep(_draw, b, processes=1) == run_sweep(_draw, a[:3], processes=1)
+    assert run_sweep(_draw, seeded_tasks(ARGS, 4), processes=1) != run_sweep(_draw, a, processes=1)
+
+
+@pytest.fixture(scope="module")
+def serial_and_pool():
+    tasks = seeded_tasks(ARGS, 2026)
+    return tasks, run_sweep(_draw, tasks, processes=1), run_sweep(_draw, tasks, processes=2)
+
+
+def test_process_pool_bit_identical_to_serial(serial_and_pool):
+    _, serial, pool = serial_and_pool
+    assert pool == serial
+
+
+def test_dask_cluster_bit_identical_to_pool_and_serial(serial_and_pool):
+    distributed = pytest.importorskip("distributed")
+    tasks, serial, pool = serial_and_pool
+    # a real scheduler and two worker processes (one thread each) on this machine
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  scheduler_port=0) as cluster:
+        on_dask = run_sweep(_draw, tasks, scheduler=cluster.scheduler_address)
+    assert on_dask == serial
+    assert on_dask == pool
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"processes": 0}, "processes"),
+    ({"processes": True}, "processes"),
+    ({"scheduler": ""}, "scheduler"),
+    ({"scheduler": 8786}, "scheduler"),
+])
+def test_bad_arguments_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        run_sweep(_draw, seeded_tasks(ARGS, 1), **kwargs)
+
+
+def test_bad_tasks_and_fn():
+    with pytest.raises(ValueError, match="tasks"):
+        run_sweep(_draw, [(1, 1.0)])
+    with pytest.raises(ValueError, match="fn"):
+        run_sweep(None, seeded_tasks(ARGS, 1))
+    with pytest.raises(ValueError, match="base_seed"):
+        seeded_tasks(ARGS, -1)
+    assert isinstance(seeded_tasks(ARGS, 0)[0], Task)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_cli_refuses_bad_workers(value, capsys):
+    from symcheck.cli import _parser
+
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["report", "--workers", value])
+    assert "--workers" in capsys.readouterr().err
