@@ -4,11 +4,9 @@ Convention (see :mod:`symcheck.orthogonal`): q̃(X) = ∫_{O(k)} q*(X Tᵀ) dT, 
 
 The independent route of most checks is the Haar integral itself, evaluated without any of
 the algebra under test: the literal Gaussian ratio q*(XTᵀ)/q*(X) integrated over O(2) by
-adaptive quadrature in the rotation angle on both cosets (``scipy.integrate.quad``), and over
-O(3) = SO(3) ∪ (−SO(3)) by a tensor rule in ZYZ Euler angles (trapezoid in α, γ; Gauss–Legendre
-in β with the Haar weight sin β / 2), whose error is estimated by comparing two grid sizes
-(the rule converges exponentially for these entire integrands, so the finer grid's error is
-far below the difference). Monte Carlo checks use ``z_for_alpha()`` (α = 1e-5 two-sided per
+adaptive quadrature in the rotation angle on both cosets, and over O(3) = SO(3) ∪ (−SO(3)) by a
+tensor rule in ZYZ Euler angles with the error from two grid sizes
+(:mod:`symcheck.haar_quadrature`). Monte Carlo checks use ``z_for_alpha()`` (α = 1e-5 two-sided per
 assertion, Bonferroni-split where a claim makes several).
 
 Finding: the symmetrisation A = (MᵀX + XᵀM)/(2c) of App. A (eq. (6) chain, Listing 1, and the
@@ -24,11 +22,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate, special, stats
+from scipy import special, stats
 
 from symcheck.claims import Claim, Evidence, register, z_for_alpha
 from symcheck.groups import gaussian_logpdf
 from symcheck.haar import haar_orthogonal
+from symcheck.haar_quadrature import o2_log_integral, o3_log_integral
 from symcheck.hyp0f1 import log_hyp0f1
 from symcheck.orthogonal import moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 
@@ -39,65 +38,6 @@ SRC = "Moore (2016), App. A"
 # =====================================================================================
 # independent routes: the Haar integral of the literal Gaussian ratio
 # =====================================================================================
-
-
-def _rot2(th):
-    c, s = math.cos(th), math.sin(th)
-    return np.array([[c, -s], [s, c]])
-
-
-_REFL = np.diag([1.0, -1.0])
-
-
-def _o2_log_integral(log_f) -> tuple[float, float]:
-    """log ∫_{O(2)} e^{log_f(T)} dT by adaptive quadrature over both cosets; (value, rel. error)."""
-    # shift by the maximum over a fine grid so that the integrand is O(1)
-    grid = np.linspace(0, 2 * np.pi, 721)
-    shift = max(max(log_f(_rot2(t)), log_f(_rot2(t) @ _REFL)) for t in grid)
-    parts, errs = [], []
-    for coset in (lambda t: _rot2(t), lambda t: _rot2(t) @ _REFL):
-        val, err = integrate.quad(lambda t: math.exp(log_f(coset(t)) - shift), 0, 2 * np.pi,
-                                  epsabs=0, epsrel=1e-13, limit=400)
-        parts.append(val)
-        errs.append(err)
-    total = sum(parts) / (4 * np.pi)
-    return math.log(total) + shift, sum(errs) / (4 * np.pi) / total
-
-
-def _so3_grid(n):
-    """ZYZ Euler grid on SO(3): rotation matrices (n³, 3, 3) and Haar weights summing to 1."""
-    a = 2 * np.pi * np.arange(n) / n
-    x, w = np.polynomial.legendre.leggauss(n)
-    b = 0.5 * np.pi * (x + 1.0)
-    wb = w * 0.5 * np.pi * np.sin(b) / 2.0  # ∫₀^π (sin β / 2) dβ = 1
-    A, Bt, G = np.meshgrid(a, b, a, indexing="ij")
-    W = np.broadcast_to((np.ones(n) / n)[:, None, None] * wb[None, :, None] * (np.ones(n) / n)[None, None, :],
-                        A.shape)
-
-    def rz(t):
-        c, s = np.cos(t), np.sin(t)
-        z, o = np.zeros_like(t), np.ones_like(t)
-        return np.stack([np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2)
-
-    def ry(t):
-        c, s = np.cos(t), np.sin(t)
-        z, o = np.zeros_like(t), np.ones_like(t)
-        return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2)
-
-    T = rz(A.ravel()) @ ry(Bt.ravel()) @ rz(G.ravel())
-    return T, W.ravel()
-
-
-def _o3_log_integral(log_f_batch) -> tuple[float, float]:
-    """log ∫_{O(3)} e^{log_f(T)} dT on two Euler grids; (finer value, |fine − coarse| error)."""
-    vals = []
-    for n in (28, 40):
-        T, W = _so3_grid(n)
-        T = np.concatenate([T, -T])  # O(3) = SO(3) ∪ (−I)·SO(3), each half of the Haar mass
-        W = np.concatenate([W, W]) / 2.0
-        lf = log_f_batch(T)
-        vals.append(special.logsumexp(lf, b=W))
-    return vals[1], abs(vals[1] - vals[0])
 
 
 def _log_ratio(X, M, V):
@@ -132,11 +72,11 @@ def _check_symmetrised_a(rng):
         B = M.T @ X / c
         A = 0.5 * (B + B.T)
         if k == 2:
-            indep, qerr = _o2_log_integral(_log_ratio(X, M, V))
+            indep, qerr = o2_log_integral(_log_ratio(X, M, V))
             pr, pr_err = float(moore_r(X, M, c, form="printed", method="exact")), 0.0
             co, co_err = float(moore_r(X, M, c, form="corrected", method="exact")), 0.0
         else:
-            indep, qerr = _o3_log_integral(_log_ratio(X, M, V))
+            indep, qerr = o3_log_integral(_log_ratio(X, M, V))
             pr, pr_err = _r_series(A, k)
             co, co_err = _r_series(B, k)
         indep = -indep
@@ -200,9 +140,9 @@ def _check_fg(rng):
 
     g_printed = log_g(P @ (M.T @ X + X.T @ M) / 2.0)
     g_correct = log_g(P @ M.T @ X)
-    lp, ep = _o2_log_integral(lambda T: log_f(T) + g_printed(T))
-    lc, ec = _o2_log_integral(lambda T: log_f(T) + g_correct(T))
-    li, ei = _o2_log_integral(_log_ratio(X, M, V))
+    lp, ep = o2_log_integral(lambda T: log_f(T) + g_printed(T))
+    lc, ec = o2_log_integral(lambda T: log_f(T) + g_correct(T))
+    li, ei = o2_log_integral(_log_ratio(X, M, V))
     # two quadratures compared: their relative errors add; rounding of O(N) sums of size |X|²/s
     scale = float(np.sum(X * X / s) + np.sum(M * M / s))
     tol_c = 10 * (ec + ei) + 64 * EPS * (1 + scale)
@@ -237,7 +177,7 @@ def _check_poster(rng):
     A = 0.5 * np.diag(1.0 / s) @ (M.T @ X + X.T @ M)
     printed = float(np.trace(A) - log_hyp0f1(np.linalg.svd(A, compute_uv=False), 2, method="exact"))
     corrected = float(gaussian_logpdf(X, M, V) - orthogonal_logpdf(X, M, s))
-    li, ei = _o2_log_integral(_log_ratio(X, M, V))
+    li, ei = o2_log_integral(_log_ratio(X, M, V))
     scale = float(np.sum(X * X / s) + np.sum(M * M / s))
     # quadrature error + the trapezoid route's rigorous 1e-15 relative bound + rounding
     tol = 10 * ei + 1e-15 + 64 * EPS * (1 + scale)
@@ -560,10 +500,10 @@ def _check_nonisotropic_mc(rng):
         est, se = orthogonal_logpdf_mc(X, M, s, n_mc, rng)
         for i in range(3):
             if k == 2:
-                ref, qerr = _o2_log_integral(lambda T, x=X[i]: float(gaussian_logpdf(x @ T.T, M, V)))
+                ref, qerr = o2_log_integral(lambda T, x=X[i]: float(gaussian_logpdf(x @ T.T, M, V)))
                 qerr *= 10
             else:
-                ref, qerr = _o3_log_integral(lambda T, x=X[i]: gaussian_logpdf(x @ np.swapaxes(T, -1, -2), M, V))
+                ref, qerr = o3_log_integral(lambda T, x=X[i]: gaussian_logpdf(x @ np.swapaxes(T, -1, -2), M, V))
                 qerr = 10 * qerr + 64 * EPS * (1 + abs(ref))
             # z·SE, the log-of-mean bias ≈ SE²/2 (bounded by SE²), and the quadrature error
             tol = z * se[i] + se[i] ** 2 + qerr
