@@ -17,22 +17,14 @@ import symcheck
 from symcheck import grad_log_hyp0f1, log_hyp0f1, log_hyp0f1_mc
 from symcheck.evidence import z_for_alpha
 from symcheck.hyp0f1.baselines import eq7_printed, listing1_log_bessel
+from symcheck.hyp0f1.closed_form_mp import closed_form_mp
 
 EPS = np.finfo(float).eps
 
 
 def _mp_log_exact(sig, k):
     with mpmath.workdps(40):
-        if k == 1:
-            return float(mpmath.log(mpmath.cosh(sig[0])))
-        if k == 2:
-            s1, s2 = mpmath.mpf(sig[0]), mpmath.mpf(sig[1])
-            return float(mpmath.log((mpmath.besseli(0, s1 + s2) + mpmath.besseli(0, s1 - s2)) / 2))
-        s = mpmath.mpf(max(sig))
-        if s == 0:
-            return 0.0
-        nu = mpmath.mpf(k) / 2 - 1
-        return float(mpmath.log(mpmath.gamma(mpmath.mpf(k) / 2) * (s / 2) ** (-nu) * mpmath.besseli(nu, s)))
+        return float(mpmath.log(closed_form_mp(sig, k)))
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 9, 40])

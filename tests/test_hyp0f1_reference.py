@@ -11,17 +11,8 @@ import pytest
 
 from symcheck.claims.hyp0f1_series import o3_haar_integral
 from symcheck.hyp0f1 import reference
+from symcheck.hyp0f1.closed_form_mp import closed_form_mp
 from symcheck.hyp0f1.reference import hyp0f1_reference
-
-
-def _mp_closed(sig, k):
-    s = [mpmath.mpf(float(v)) for v in sig]
-    if k == 1:
-        return mpmath.cosh(s[0])
-    if k == 2:
-        return (mpmath.besseli(0, s[0] + s[1]) + mpmath.besseli(0, s[0] - s[1])) / 2
-    t = max(s)
-    return mpmath.hyp0f1(mpmath.mpf(k) / 2, t * t / 4)  # rank one: scalar ₀F₁(k/2; s²/4)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 6])
@@ -35,7 +26,7 @@ def test_matches_closed_forms_to_dps(k, rng):
             sig[rng.integers(k)] = rng.uniform(0.0, 12.0 if k == 3 else 5.0)
         with mpmath.workdps(dps + 20):
             ref = hyp0f1_reference(sig, k, dps=dps)
-            exact = _mp_closed(sig, k)
+            exact = closed_form_mp(sig, k)
             # truncation ≤ 10^-(dps+2), guarded recursion; returned at dps digits (half an ulp)
             assert abs(ref / exact - 1) <= mpmath.mpf(10) ** (-(dps - 2))
 
@@ -73,7 +64,7 @@ def test_returned_precision():
     val = hyp0f1_reference([0.5, 0.25], 2, dps=45)
     assert isinstance(val, mpmath.mpf)
     with mpmath.workdps(70):
-        assert abs(val / _mp_closed([0.5, 0.25], 2) - 1) <= mpmath.mpf(10) ** -43
+        assert abs(val / closed_form_mp([0.5, 0.25], 2) - 1) <= mpmath.mpf(10) ** -43
 
 
 @pytest.mark.parametrize("sigma,k,dps,match", [
@@ -89,3 +80,13 @@ def test_returned_precision():
 def test_bad_input(sigma, k, dps, match):
     with pytest.raises(ValueError, match=match):
         hyp0f1_reference(np.array(sigma), k, dps=dps)
+
+
+def test_closed_form_mp_refuses_inputs_without_a_closed_form():
+    with pytest.raises(ValueError, match="sigma"):
+        closed_form_mp([1.0, 0.5, 0.2], 3)
+    with pytest.raises(ValueError, match="sigma"):
+        closed_form_mp([1.0, -0.5], 2)
+    with mpmath.workdps(30):  # k = 1 is cosh, and rank one at σ = 0 is 1
+        assert abs(closed_form_mp([0.7], 1) - mpmath.cosh(mpmath.mpf(0.7))) < mpmath.mpf(10) ** -29
+        assert closed_form_mp([0.0, 0.0, 0.0, 0.0], 4) == 1
