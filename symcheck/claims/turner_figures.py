@@ -121,7 +121,7 @@ def _check_fig8(rng):
     marg = np.diag(Sigma_q) / np.diag(cov)
     # sanity of the mixture moments: against a Monte Carlo draw from the mixture (z = 4.42 SE on each variance)
     n = 20000
-    comp = rng.choice(4, size=n, p=w / w.sum())
+    comp = rng.choice(w.size, size=n, p=w / w.sum())
     draws = np.array(means)[comp] + np.einsum("nij,nj->ni", np.linalg.cholesky(np.array(covs))[comp], rng.standard_normal((n, 2)))
     var_mc = draws.var(axis=0, ddof=1)
     se = np.sqrt(2 / (n - 1)) * var_mc * np.sqrt(1 + np.max(stats.kurtosis(draws, axis=0)) / 2)
