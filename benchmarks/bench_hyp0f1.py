@@ -11,7 +11,7 @@ import numpy as np
 from scipy.stats import ortho_group
 
 from symcheck import haar_orthogonal, log_hyp0f1, log_hyp0f1_mc
-from symcheck.hyp0f1.baselines import listing1_log_bessel
+from symcheck.models.moore import listing1_log_bessel
 
 
 class Laplace:

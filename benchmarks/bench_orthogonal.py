@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from symcheck.groups import gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf
 from symcheck.orthogonal import orthogonal_logpdf
 
 N_ROWS = 80

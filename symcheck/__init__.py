@@ -22,14 +22,15 @@ Orthogonal symmetry O(k) on matrix columns (Moore App. A): exact / Monte Carlo l
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import grad_log_hyp0f1, hyp0f1_reference, log_hyp0f1, log_hyp0f1_mc
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, kl_matrix_normal, optimal_factored_gaussian
-from symcheck.groups import Group, MLPPermutation, SignFlip, mlp_forward
+from symcheck.gaussian import entropy_gaussian
+from symcheck.groups import Group, MLPPermutation, SignFlip
+from symcheck.models.mlp import mlp_forward
 from symcheck.orthogonal import Orthogonal, moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 from symcheck.symmetrize import (
     elbo,
     elbo_infonce,
     elbo_symmetrized_eq4,
     elbo_symmetrized_eq5,
-    entropy_gaussian,
     entropy_infonce,
     entropy_symmetrized,
     symmetrization_gap,

@@ -26,8 +26,8 @@ Groups here
     (e.g. the swap (w₁, w₂) → (w₂, w₁) of Gelberg's two-weight ReLU network, Sec. 5).
 :class:`MLPPermutation`
     S_{d₁} × … × S_{d_{L−1}} permuting the hidden units of an MLP (Gelberg Def. 2.1),
-    acting on the flat parameter vector; :func:`mlp_forward` is the network it leaves
-    unchanged.
+    acting on the flat parameter vector; :func:`symcheck.models.mlp.mlp_forward` is the network
+    it leaves unchanged.
 """
 
 from __future__ import annotations
@@ -38,101 +38,31 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 from numba import njit
-from scipy.linalg import solve_triangular
 from scipy.special import gammaln, logsumexp
 
 from symcheck._checks import (
     as_finite_array,
     check_alloc,
-    check_callable,
     check_finite_result,
     check_int,
-    check_positive_definite,
     check_rng,
 )
+from symcheck import signflip_exact
+from symcheck.gaussian import LOG_2PI, gaussian_logpdf, validate_gaussian
+from symcheck.models.mlp import check_layer_sizes, unpack_mlp
 
 __all__ = [
     "Group",
     "IndexPermutationGroup",
     "MLPPermutation",
     "SignFlip",
-    "gaussian_logpdf",
-    "mlp_forward",
 ]
 
-_LOG_2PI = math.log(2.0 * math.pi)
+#: Functions implementing a paper's result under another name (read by the report's equation index).
+EQUATIONS = {"MLPPermutation": ("gelberg", "Def. 2.1")}
 
 #: Largest group that :meth:`Group.elements` enumerates by default.
 MAX_ENUMERATE = 200_000
-
-
-def _validate_gaussian(mean, var, event_shape=None, allow_full=True):
-    """Validate a Gaussian base: ``mean`` of the event shape, ``var`` diagonal or full.
-
-    Returns float64 ``(mean, var)``; ``var`` has the shape of ``mean`` (diagonal) or is
-    an ``(n, n)`` positive-definite matrix (full covariance of the flattened point).
-    """
-    mean = as_finite_array(mean, "mean")
-    if mean.ndim == 0:
-        mean = mean.reshape(1)
-    if event_shape is not None and mean.shape != tuple(event_shape):
-        raise ValueError(f"mean must have the group's event shape {tuple(event_shape)}, got shape {mean.shape}")
-    var = as_finite_array(var, "var")
-    if var.ndim == 0 and mean.shape == (1,):
-        var = var.reshape(1)
-    n = mean.size
-    if var.shape == mean.shape:
-        if np.any(var <= 0):
-            raise ValueError("var must be > 0 everywhere (variances of the base Gaussian)")
-        return mean, var
-    if var.shape == (n, n) and n > 1:
-        if not allow_full:
-            raise ValueError("var must be diagonal (the shape of mean) for this group; full covariances are not supported")
-        return mean, check_positive_definite(var, "var")
-    raise ValueError(
-        f"var must have the shape of mean {mean.shape} (diagonal) or ({n}, {n}) (full covariance), got shape {var.shape}"
-    )
-
-
-def gaussian_logpdf(z, mean, var):
-    """Log density of the Gaussian base q* = N(mean, var) at a batch of points.
-
-    Parameters
-    ----------
-    z : array_like, shape ``(*batch, *mean.shape)``
-    mean : ndarray
-        Mean, of the event shape.
-    var : ndarray
-        Variances of the shape of ``mean`` (diagonal covariance) or an ``(n, n)``
-        covariance of the row-major flattened point (n = mean.size). Assumed validated.
-
-    Returns
-    -------
-    ndarray, shape ``batch``
-        log N(z; mean, var), summed over the event axes.
-
-    Notes
-    -----
-    Diagonal: −½ Σ [(z−μ)²/v + log 2πv]. Full: Cholesky Σ = LLᵀ, −½‖L⁻¹(z−μ)‖² − Σ log Lᵢᵢ − (n/2) log 2π.
-    Finite for every finite input (no exp is taken); valid for v down to the float64
-    subnormal range provided (z−μ)²/v does not overflow (|z−μ| / √v < 1e150).
-    """
-    z = np.asarray(z, dtype=np.float64)
-    ev = mean.ndim
-    if z.ndim < ev or z.shape[z.ndim - ev:] != mean.shape:
-        raise ValueError(f"z must have trailing shape {mean.shape}, got shape {z.shape}")
-    if var.shape == mean.shape:
-        d = z - mean
-        axes = tuple(range(z.ndim - ev, z.ndim))
-        return -0.5 * (np.sum(d * d / var, axis=axes) + np.sum(np.log(var)) + mean.size * _LOG_2PI)
-    n = mean.size
-    batch = z.shape[: z.ndim - ev]
-    d = (z - mean).reshape(-1, n)
-    chol = np.linalg.cholesky(var)
-    y = solve_triangular(chol, d.T, lower=True)
-    quad = np.sum(y * y, axis=0)
-    logdet = 2.0 * np.sum(np.log(np.diag(chol)))
-    return (-0.5 * (quad + logdet + n * _LOG_2PI)).reshape(batch)
 
 
 class Group(ABC):
@@ -306,7 +236,7 @@ class SignFlip(Group):
 
     def validate(self, mean, var):
         """Validate the base; a full covariance is accepted (the action is linear)."""
-        return _validate_gaussian(mean, var, self.event_shape, allow_full=True)
+        return validate_gaussian(mean, var, self.event_shape, allow_full=True)
 
     def log_order(self) -> float:
         """log 2^B."""
@@ -347,18 +277,14 @@ class SignFlip(Group):
         mean, var = self.validate(mean, var)
         if var.shape != mean.shape and self.n_blocks > 1:
             return None
-        from symcheck.symmetrize import _signflip_gap_1d
-
-        return float(sum(_signflip_gap_1d(float(s)) for s in self._block_s(mean, var)))
+        return float(sum(signflip_exact.signflip_gap_1d(float(s)) for s in self._block_s(mean, var)))
 
     def exact_chi2(self, mean, var):
         """χ²(q*‖q̃) by 1-D quadrature: Π_b (1 + χ²_b) − 1 with χ²_b = E[2σ(2t_b)] − 1."""
         mean, var = self.validate(mean, var)
         if var.shape != mean.shape and self.n_blocks > 1:
             return None
-        from symcheck.symmetrize import _signflip_chi2_1d
-
-        log1p_chi2 = sum(math.log1p(_signflip_chi2_1d(float(s))) for s in self._block_s(mean, var))
+        log1p_chi2 = sum(math.log1p(signflip_exact.signflip_chi2_1d(float(s))) for s in self._block_s(mean, var))
         return float(check_finite_result(np.expm1(log1p_chi2), "mean, var", "chi2(q*||q̃)"))
 
     # near-identity neighbourhood (single block flips), for importance sampling
@@ -423,8 +349,8 @@ class SignFlip(Group):
         if var.shape != mean.shape:
             return self.enumerated_logpdf(z, mean, var)
         # Per-coordinate log densities at +z and −z, summed within each block.
-        lp = -0.5 * ((z - mean) ** 2 / var + np.log(var) + _LOG_2PI)
-        lm = -0.5 * ((z + mean) ** 2 / var + np.log(var) + _LOG_2PI)
+        lp = -0.5 * ((z - mean) ** 2 / var + np.log(var) + LOG_2PI)
+        lm = -0.5 * ((z + mean) ** 2 / var + np.log(var) + LOG_2PI)
         batch = z.shape[: z.ndim - self.event_ndim]
         lp = lp.reshape(batch + (-1,))
         lm = lm.reshape(batch + (-1,))
@@ -473,7 +399,7 @@ class IndexPermutationGroup(Group):
 
     def validate(self, mean, var):
         """Validate a base over the n coordinates; diagonal or full covariance."""
-        return _validate_gaussian(mean, var, (self.dim,), allow_full=True)
+        return validate_gaussian(mean, var, (self.dim,), allow_full=True)
 
     def log_order(self) -> float:
         """log |G|."""
@@ -510,77 +436,6 @@ class IndexPermutationGroup(Group):
 # =====================================================================================
 # MLP hidden-unit permutations
 # =====================================================================================
-
-
-def _check_layer_sizes(layer_sizes):
-    try:
-        sizes = [check_int(d, "layer_sizes entry", minimum=1) for d in layer_sizes]
-    except TypeError:
-        raise ValueError(f"layer_sizes must be a sequence of positive integers, got {layer_sizes!r}") from None
-    if len(sizes) < 3:
-        raise ValueError(f"layer_sizes must be (d_0, d_1, ..., d_L) with at least one hidden layer, got {sizes}")
-    return sizes
-
-
-def unpack_mlp(omega, layer_sizes):
-    """Split a flat parameter vector into ``(Ws, bs)`` (views), Gelberg's order (W₁..W_L, b₁..b_L).
-
-    ``omega`` has shape ``(*batch, D)``, D = Σ_l d_l d_{l−1} + Σ_l d_l; ``Ws[l]`` has shape
-    ``(*batch, d_{l+1}, d_l)`` and ``bs[l]`` shape ``(*batch, d_{l+1})``.
-    """
-    sizes = _check_layer_sizes(layer_sizes)
-    omega = np.asarray(omega, dtype=np.float64)
-    D = sum(a * b for a, b in zip(sizes[1:], sizes[:-1])) + sum(sizes[1:])
-    if omega.shape[-1:] != (D,):
-        raise ValueError(f"omega must have last axis of length {D} for layer_sizes {sizes}, got shape {omega.shape}")
-    batch = omega.shape[:-1]
-    Ws, bs, pos = [], [], 0
-    for din, dout in zip(sizes[:-1], sizes[1:]):
-        Ws.append(omega[..., pos: pos + dout * din].reshape(batch + (dout, din)))
-        pos += dout * din
-    for dout in sizes[1:]:
-        bs.append(omega[..., pos: pos + dout])
-        pos += dout
-    return Ws, bs
-
-
-def mlp_forward(omega, x, layer_sizes, activation=np.tanh):
-    """The MLP f^ω(x) of Gelberg Sec. 2: x_{l+1} = σ(W_{l+1} x_l + b_{l+1}), linear last layer.
-
-    Parameters
-    ----------
-    omega : array_like, shape ``(*batch, D)``
-        Flat parameters in the order of :func:`unpack_mlp`.
-    x : array_like, shape ``(n, d_0)``
-        Inputs.
-    layer_sizes : sequence of int
-        ``(d_0, d_1, ..., d_L)``.
-    activation : callable
-        Point-wise non-linearity σ of the hidden layers (default tanh). The paper applies
-        σ on the output layer too; any point-wise σ there leaves the permutation
-        invariance unchanged, so the output layer is kept linear here.
-
-    Returns
-    -------
-    ndarray, shape ``(*batch, n, d_L)``
-    """
-    sizes = _check_layer_sizes(layer_sizes)
-    Ws, bs = unpack_mlp(as_finite_array(omega, "omega", ndim_min=1), sizes)
-    h = as_finite_array(x, "x")
-    if h.ndim != 2 or h.shape[1] != sizes[0]:
-        raise ValueError(f"x must have shape (n, {sizes[0]}), got {h.shape}")
-    check_callable(activation, "activation")
-    L = len(Ws)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for l, (W, b) in enumerate(zip(Ws, bs)):
-            h = np.einsum("...ij,...nj->...ni", W, h) + b[..., None, :]
-            if l < L - 1:
-                act = np.asarray(activation(h))
-                if act.dtype.kind not in "iuf" or act.shape != h.shape:
-                    raise ValueError(f"activation must map a real array to a real array of the same shape, "
-                                     f"got {act.dtype} {act.shape} from shape {h.shape}")
-                h = act.astype(np.float64)
-    return check_finite_result(h, "omega, x, activation", "the network output")
 
 
 @njit(cache=True)
@@ -671,7 +526,7 @@ class MLPPermutation(Group):
     MAX_PERMANENT_WIDTH = 22
 
     def __init__(self, layer_sizes):
-        self.layer_sizes = _check_layer_sizes(layer_sizes)
+        self.layer_sizes = check_layer_sizes(layer_sizes)
         self.hidden = self.layer_sizes[1:-1]
         self.event_ndim = 1
         s = self.layer_sizes
@@ -717,7 +572,7 @@ class MLPPermutation(Group):
 
     def validate(self, mean, var):
         """Validate a base over the D parameters; diagonal or full covariance."""
-        return _validate_gaussian(mean, var, (self.dim,), allow_full=True)
+        return validate_gaussian(mean, var, (self.dim,), allow_full=True)
 
     def log_order(self) -> float:
         """log Π_l d_l! (Gelberg Sec. 2)."""
@@ -843,8 +698,8 @@ class MLPPermutation(Group):
         vu, vb = self._unit_blocks(var)
         # logA[..., i, j] = Σ_c log N(zu[j, c]; mu[i, c], vu[i, c])
         diff = zu[..., None, :, :] - mu[:, None, :]
-        logA = -0.5 * np.sum(diff * diff / vu[:, None, :] + np.log(vu)[:, None, :] + _LOG_2PI, axis=-1)
-        lb = -0.5 * np.sum((zb - mb) ** 2 / vb + np.log(vb) + _LOG_2PI, axis=-1)
+        logA = -0.5 * np.sum(diff * diff / vu[:, None, :] + np.log(vu)[:, None, :] + LOG_2PI, axis=-1)
+        lb = -0.5 * np.sum((zb - mb) ** 2 / vb + np.log(vb) + LOG_2PI, axis=-1)
         batch = z.shape[:-1]
         flat = logA.reshape((-1,) + logA.shape[-2:])
         perms = np.array([_log_permanent_dp(np.ascontiguousarray(a)) for a in flat]).reshape(batch)

@@ -57,6 +57,12 @@ __all__ = [
     "random_spd",
 ]
 
+#: Functions implementing a paper's result under another name (read by the report's equation index).
+EQUATIONS = {
+    "kl_matrix_normal": ("louizos", "eq. (4)"),
+    "optimal_factored_gaussian": ("turner", "eq. (3)"),
+}
+
 
 # ---------------------------------------------------------------------------------------
 # validation

@@ -63,7 +63,8 @@ from symcheck._checks import (
     check_sigma_sum,
 )
 from symcheck._mc import log_mean_exp_se, mean_se
-from symcheck.groups import Group, _act_batch, gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf
+from symcheck.groups import Group, _act_batch
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import log_hyp0f1
 

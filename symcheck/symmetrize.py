@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate
-from scipy.special import expit, gammaln, log_expit, logsumexp
+from scipy.special import logsumexp
 
 from symcheck._checks import (
     as_finite_array,
@@ -26,12 +25,12 @@ from symcheck._checks import (
     check_callable,
     check_finite_result,
     check_int,
-    check_positive_definite,
     check_positive_float,
     check_rng,
 )
 from symcheck._mc import mean_se
-from symcheck.groups import Group, _validate_gaussian, gaussian_logpdf
+from symcheck.gaussian import entropy_gaussian, gaussian_logpdf, sample_gaussian, validate_gaussian
+from symcheck.groups import Group
 
 __all__ = [
     "chi2_to_symmetrized",
@@ -39,19 +38,27 @@ __all__ = [
     "elbo_infonce",
     "elbo_symmetrized_eq4",
     "elbo_symmetrized_eq5",
-    "entropy_gaussian",
     "entropy_infonce",
     "entropy_infonce_is",
     "entropy_symmetrized",
     "infonce_bias_law",
-    "sample_gaussian",
     "sample_symmetrized",
     "symmetrization_gap",
     "symmetrized_logpdf",
 ]
 
+#: Functions implementing a paper's result under another name (read by the report's equation index).
+EQUATIONS = {
+    "symmetrized_logpdf": ("moore", "eq. (3)"),
+    "symmetrization_gap": ("moore", "eq. (5)"),
+    "elbo": ("moore", "eq. (2)"),
+    "elbo_symmetrized_eq4": ("moore", "eq. (4)"),
+    "elbo_symmetrized_eq5": ("moore", "eq. (5)"),
+    "entropy_infonce": ("gelberg", "Thm. 4.3"),
+    "elbo_infonce": ("gelberg", "Thm. 4.3"),
+}
+
 _CHUNK = 2**22  # floats per block of (samples × elements × dimension) work
-_LOG_2PIE = math.log(2 * math.pi * math.e)
 
 
 def _check_group(group) -> Group:
@@ -60,53 +67,8 @@ def _check_group(group) -> Group:
     return group
 
 
-def entropy_gaussian(var, full: bool = False) -> float:
-    """Entropy H(q*) of a Gaussian N(·, var), in nats.
-
-    Parameters
-    ----------
-    var : array_like
-        Variances of a diagonal covariance (any shape), or with ``full=True`` an
-        ``(n, n)`` covariance matrix.
-    full : bool
-        Interpret ``var`` as a full covariance.
-
-    Notes
-    -----
-    ½ Σ [log(2πe) + log vᵢ] (diagonal) or ½ n log(2πe) + Σ log Lᵢᵢ (full, Cholesky Σ = LLᵀ),
-    in log space: no product 2πe·v is formed, so any positive finite variance works
-    (v = 1.797e308 gives 356.1 nats).
-    """
-    full = check_bool(full, "full")
-    var = as_finite_array(var, "var")
-    if full:
-        cov = check_positive_definite(var, "var")
-        chol = np.linalg.cholesky(cov)
-        n = cov.shape[0]
-        return float(0.5 * n * _LOG_2PIE + np.sum(np.log(np.diag(chol))))
-    if np.any(var <= 0):
-        raise ValueError("var must be > 0 everywhere")
-    return float(0.5 * (var.size * _LOG_2PIE + np.sum(np.log(var))))
-
-
 def _base_entropy(mean, var) -> float:
     return entropy_gaussian(var, full=var.shape != mean.shape)
-
-
-def sample_gaussian(mean, var, rng, size, name: str = "size"):
-    """``size`` samples of q* = N(mean, var) (validated arrays); shape ``(size, *mean.shape)``.
-
-    ``name`` is the caller's name for ``size`` in error messages.
-    """
-    rng = check_rng(rng)
-    size = check_int(size, name, minimum=1)
-    check_alloc(size * mean.size, name)
-    eps = rng.standard_normal((size,) + mean.shape)
-    if var.shape == mean.shape:
-        return mean + np.sqrt(var) * eps
-    chol = np.linalg.cholesky(var)
-    flat = eps.reshape(size, -1) @ chol.T
-    return mean + flat.reshape(eps.shape)
 
 
 def sample_symmetrized(mean, var, group, rng, size):
@@ -403,7 +365,7 @@ def elbo(log_joint, mean, var, n_samples, rng):
     ``log_joint(z)`` maps a batch ``(S, *E)`` of points to ``(S,)`` values of log p(x, z).
     """
     check_callable(log_joint, "log_joint")
-    mean, var = _validate_gaussian(mean, var)
+    mean, var = validate_gaussian(mean, var)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
     z = sample_gaussian(mean, var, check_rng(rng), n_samples, "n_samples")
     m, se = _mc_mean(_log_joint_values(log_joint, z), _ELBO_NAMES)
@@ -455,72 +417,3 @@ def elbo_infonce(log_joint, mean, var, group, K, n_samples, rng):
     m1, se1 = _mc_mean(_log_joint_values(log_joint, z), _ELBO_NAMES)
     hk, se2 = entropy_infonce(mean, var, group, K, n_samples, rng)
     return float(check_finite_result(m1 + hk, _ELBO_NAMES, "the ELBO")), math.hypot(se1, se2)
-
-
-# ----- 1-D quadrature helpers used by the sign-flip exact routes ----------------------
-
-
-def _normal_expectation(f, s: float) -> float:
-    """E[f(t)] for t ~ N(s, s), s ≥ 0, by adaptive quadrature in u = (t − s)/√s.
-
-    The integrand is split at u = 0 (the normal's mode) and at u = −√s (t = 0, where the
-    softplus-type integrands bend), over |u| ≤ 40 (normal mass beyond is < 1e-340).
-    """
-    if s == 0.0:
-        return float(f(np.array(0.0)))
-    r = math.sqrt(s)
-    pts = sorted({-40.0, 0.0, max(-40.0, min(40.0, -r)), 40.0})
-    total = 0.0
-    for a, b in zip(pts[:-1], pts[1:]):
-        if b <= a:
-            continue
-        val, _ = integrate.quad(
-            lambda u: float(f(np.array(s + r * u))) * math.exp(-0.5 * u * u) / math.sqrt(2 * math.pi),
-            a, b, epsabs=1e-15, epsrel=1e-13, limit=200,
-        )
-        total += val
-    return total
-
-
-def _signflip_gap_1d(s: float) -> float:
-    """KL[q*‖q̃] for the whole-point flip, as a function of s = μᵀΣ⁻¹μ.
-
-    log q*(−z) − log q*(z) = −2t with t = μᵀΣ⁻¹z ~ N(s, s) under q*, so
-    KL = E[log 2 + log σ(2t)] (σ the logistic function): a 1-D integral in any dimension.
-    Where s overflows float64 (s = inf) the limit log 2 is exact to float64: |E log σ(2t)|
-    ≤ E[e^{−2t}; t > 0] + E[log 2 − 2t; t < 0] = O(√s e^{−s/2}).
-    """
-    if s == math.inf:
-        return math.log(2.0)
-    return math.log(2.0) + _normal_expectation(lambda t: log_expit(2.0 * t), s)
-
-
-def _signflip_chi2_1d(s: float) -> float:
-    """χ²(q*‖q̃) = E[q*/q̃] − 1 = E[2σ(2t)] − 1, t ~ N(s, s), for the whole-point flip.
-
-    Where s overflows float64 (s = inf) the limit 1 is exact to float64 (1 − E[2σ(2t)] ≤
-    2 E[e^{−2t}; t > 0] + 2 P(t < 0) = O(e^{−s/2})).
-    """
-    if s == math.inf:
-        return 1.0
-    return 2.0 * _normal_expectation(lambda t: expit(2.0 * t), s) - 1.0
-
-
-def _signflip_infonce_expectation_1d(s: float, K: int) -> float:
-    """E[H^K] − H(q*) for the whole-point flip, exactly (binomial sum + 1-D quadrature).
-
-    With m of the K−1 elements equal to −1 (m ~ Binomial(K−1, ½)), the InfoNCE mixture is
-    q*(ω)[(K−m) + m e^{−2t}]/K, so E[H^K] − H(q*) = log K − Σ_m P(m) E_t log(K−m + m e^{−2t}).
-    """
-    ms = np.arange(K)
-    logp = gammaln(K) - gammaln(ms + 1) - gammaln(K - ms) - (K - 1) * math.log(2.0)
-    p = np.exp(logp)
-
-    def f(t):
-        # log(K−m + m e^{−2t}) = logaddexp(log(K−m), log m − 2t), stable for any t
-        with np.errstate(divide="ignore"):
-            a = np.log(K - ms)
-            b = np.log(ms) - 2.0 * float(t)
-        return float(np.sum(p * np.logaddexp(a, b)))
-
-    return math.log(K) - _normal_expectation(f, s)

@@ -15,19 +15,21 @@ import pytest
 import symcheck.claims.gelberg as gelberg
 import symcheck.claims.gelberg_modes as gelberg_modes
 import symcheck.claims.hyp0f1_series as hyp0f1_series
-import symcheck.claims.louizos as louizos
 import symcheck.claims.moore_elbo as moore_elbo
 import symcheck.claims.moore_laplace as moore_laplace
 import symcheck.claims.moore_orthogonal as moore_orthogonal
 import symcheck.claims.moore_signflip as moore_signflip
 import symcheck.claims.turner_fa as turner_fa
-import symcheck.claims.turner_factored as turner_factored
+import symcheck.models.gelberg as gelberg_eqs
+import symcheck.models.louizos as lw_model
 import symcheck.models.turner_fa as fa_model
+import symcheck.models.turner_factored as tbs
 import symcheck.models.turner_ica as ica_model
 import symcheck.models.turner_lds as lds_model
-import symcheck.symmetrize as symmetrize
+import symcheck.signflip_exact as signflip_exact
 from symcheck.claims import get_claim
-from symcheck.groups import MLPPermutation, gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf
+from symcheck.groups import MLPPermutation
 from symcheck.hyp0f1 import log_hyp0f1, series
 from symcheck.models.gelberg_bnn import TwoReLUNet
 
@@ -90,7 +92,7 @@ def test_thm31_catches_a_bound_faster_than_the_truth(monkeypatch):
 
 
 def test_eq11_catches_corrected_radius_without_its_factor_two(monkeypatch):
-    monkeypatch.setattr(gelberg_modes, "_radius_corrected", lambda di, do, dh: 2 * (di + do + 1 + do / dh) / math.log(dh / 2))
+    monkeypatch.setattr(gelberg_eqs, "eq11_radius_corrected", lambda di, do, dh: 2 * (di + do + 1 + do / dh) / math.log(dh / 2))
     assert_fails("gelberg.eq11.radius")
 
 
@@ -163,15 +165,15 @@ def test_reference_closed_forms_catch_wrong_bessel_order(monkeypatch):
 
 def test_kl_modes_catches_gap_without_factor_two_in_the_flip(monkeypatch):
     # log q*(−z) − log q*(z) taken as −t instead of −2t: still log 2 for separated modes, slope s/4 near 0
-    monkeypatch.setattr(symmetrize, "_signflip_gap_1d",
-                        lambda s: math.log(2.0) + symmetrize._normal_expectation(lambda t: -np.logaddexp(0.0, -t), s))
+    monkeypatch.setattr(signflip_exact, "signflip_gap_1d",
+                        lambda s: math.log(2.0) + signflip_exact._normal_expectation(lambda t: -np.logaddexp(0.0, -t), s))
     assert_fails("moore.eq5.kl-log-modes")
 
 
 def test_eq5_bound_catches_subtracted_kl(monkeypatch, fresh_signflip_optima):
     # eq. (5) with − KL instead of + KL: its maximum falls below that of eq. (2) where MFVI leaves the origin
-    original = moore_signflip._signflip_gap_1d
-    monkeypatch.setattr(moore_signflip, "_signflip_gap_1d", lambda s: -original(s))
+    original = moore_signflip.signflip_gap_1d
+    monkeypatch.setattr(moore_signflip, "signflip_gap_1d", lambda s: -original(s))
     assert_fails("moore.eq5.bound")
 
 
@@ -226,12 +228,12 @@ def test_logdet_term_catches_swapped_exponents(monkeypatch):
         ld = lambda A: np.linalg.slogdet(A)[1]  # noqa: E731
         return n * ld(U1) + p * ld(V1) - n * ld(U0) - p * ld(V0)
 
-    monkeypatch.setattr(louizos, "louizos_eq3_logdet", swapped)
+    monkeypatch.setattr(lw_model, "eq3_logdet", swapped)
     assert_fails("louizos.eq3.logdet-term")
 
 
 def test_matrix_normal_kl_catches_missing_half(monkeypatch):
-    monkeypatch.setattr(louizos, "louizos_eq4_kl", scaled(louizos.louizos_eq4_kl, 2.0))
+    monkeypatch.setattr(lw_model, "eq4_kl", scaled(lw_model.eq4_kl, 2.0))
     assert_fails("louizos.eq4.matrix-normal-kl")
 
 
@@ -241,18 +243,18 @@ def test_matrix_normal_kl_catches_missing_half(monkeypatch):
 def test_ar1_factor_variance_catches_a_1e5_relative_error(monkeypatch):
     # the minimiser radius comes from the gradient at the numerical optimum, not from the excess
     # of the tested point: a variance off by 1e-5 is outside it
-    monkeypatch.setattr(turner_factored, "turner_eq11_variance", scaled(turner_factored.turner_eq11_variance, 1 + 1e-5))
+    monkeypatch.setattr(tbs, "eq11_variance", scaled(tbs.eq11_variance, 1 + 1e-5))
     assert_fails("turner.eq11.ar1-factor-variance")
 
 
 def test_eq3_catches_marginal_instead_of_conditional_variance(monkeypatch):
-    monkeypatch.setattr(turner_factored, "turner_eq3_optimum_corrected", lambda mu, Sigma: (np.asarray(mu, float), np.diag(Sigma)))
+    monkeypatch.setattr(tbs, "eq3_optimum_corrected", lambda mu, Sigma: (np.asarray(mu, float), np.diag(Sigma)))
     assert_fails("turner.eq3.optimal-factored")
 
 
 def test_eq17_catches_wrong_odds(monkeypatch):
     # Δ in place of the odds Δ/(1 − Δ)
-    monkeypatch.setattr(turner_factored, "turner_eq17_rhs", lambda rho, delta: 1.0 / (1.0 + delta ** (2.0 * rho - 1.0)))
+    monkeypatch.setattr(tbs, "eq17_rhs", lambda rho, delta: 1.0 / (1.0 + delta ** (2.0 * rho - 1.0)))
     assert_fails("turner.eq17.fixed-point")
 
 

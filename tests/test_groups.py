@@ -14,7 +14,9 @@ import pytest
 from scipy import integrate, stats
 
 from symcheck.evidence import FALSE_FAILURE_ALPHA
-from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf, mlp_forward, unpack_mlp
+from symcheck.gaussian import gaussian_logpdf
+from symcheck.groups import MLPPermutation, SignFlip
+from symcheck.models.mlp import mlp_forward, unpack_mlp
 
 EPS = np.finfo(float).eps
 

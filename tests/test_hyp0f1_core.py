@@ -16,8 +16,8 @@ import pytest
 import symcheck
 from symcheck import grad_log_hyp0f1, log_hyp0f1, log_hyp0f1_mc
 from symcheck.evidence import z_for_alpha
-from symcheck.hyp0f1.baselines import eq7_printed, listing1_log_bessel
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp
+from symcheck.models.moore import eq7_printed, listing1_log_bessel
 
 EPS = np.finfo(float).eps
 

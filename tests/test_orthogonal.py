@@ -17,7 +17,8 @@ from scipy.special import logsumexp
 
 from symcheck import Orthogonal, moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 from symcheck.evidence import z_for_alpha
-from symcheck.groups import SignFlip, gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf
+from symcheck.groups import SignFlip
 from symcheck.haar import haar_orthogonal
 from symcheck.orthogonal import _o2_harmonics, _o2_log_error_bound, _o2_nodes
 from symcheck.symmetrize import sample_symmetrized, symmetrization_gap, symmetrized_logpdf

@@ -14,13 +14,13 @@ from scipy import stats
 from scipy.special import ndtr
 
 from symcheck.evidence import FALSE_FAILURE_ALPHA, z_for_alpha
-from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
+from symcheck.gaussian import entropy_gaussian, gaussian_logpdf
+from symcheck.groups import MLPPermutation, SignFlip
+from symcheck.signflip_exact import signflip_infonce_expectation_1d
 from symcheck.symmetrize import (
-    _signflip_infonce_expectation_1d,
     chi2_to_symmetrized,
     elbo_symmetrized_eq4,
     elbo_symmetrized_eq5,
-    entropy_gaussian,
     entropy_infonce,
     entropy_infonce_is,
     entropy_symmetrized,
@@ -98,7 +98,7 @@ def test_infonce_mc_matches_exact_expectation(rng):
     s = float(np.sum(mean**2 / var))
     for K in (1, 3, 10):
         est, se = entropy_infonce(mean, var, SignFlip(), K, 8000, rng)
-        exact = entropy_gaussian(var) + _signflip_infonce_expectation_1d(s, K)
+        exact = entropy_gaussian(var) + signflip_infonce_expectation_1d(s, K)
         assert abs(est - exact) <= Z * se
 
 
@@ -130,7 +130,7 @@ def test_infonce_importance_rho_one_is_plain(rng):
     # ρ = 1 makes r uniform and w ≡ 1: the IS estimator is the plain one; compare with the exact E[H^K]
     mean, var = np.array([0.8]), np.array([0.5])
     est, se = entropy_infonce_is(mean, var, SignFlip(), 5, 8000, rng, rho=1.0)
-    exact = entropy_gaussian(var) + _signflip_infonce_expectation_1d(float(mean[0] ** 2 / var[0]), 5)
+    exact = entropy_gaussian(var) + signflip_infonce_expectation_1d(float(mean[0] ** 2 / var[0]), 5)
     assert abs(est - exact) <= Z * se
 
 
@@ -197,7 +197,7 @@ def test_infonce_control_variate_same_mean_less_spread(rng):
     # quadrature), and in D = 6 dimensions the per-sample spread drops below the plain one
     mean, var = rng.normal(size=6) * 0.5, rng.uniform(0.3, 1.0, size=6)
     s = float(np.sum(mean**2 / var))
-    exact = entropy_gaussian(var) + _signflip_infonce_expectation_1d(s, 4)
+    exact = entropy_gaussian(var) + signflip_infonce_expectation_1d(s, 4)
     est, se = entropy_infonce(mean, var, SignFlip(), 4, 4000, rng, control_variate=True)
     _, se_plain = entropy_infonce(mean, var, SignFlip(), 4, 4000, rng)
     assert abs(est - exact) <= Z * se

@@ -134,23 +134,23 @@ def _run_check(claim_id):
 
 
 def test_eq11_claim_rejects_the_marginal_variance(monkeypatch):
-    import symcheck.claims.turner_factored as tf
+    import symcheck.models.turner_factored as tf
 
     # the marginal variance σ²/(1−λ²) is what an approximation that "folds in" x_{t−1} would give
-    monkeypatch.setattr(tf, "turner_eq11_variance", lambda s2, lam: s2 / (1 - lam * lam))
+    monkeypatch.setattr(tf, "eq11_variance", lambda s2, lam: s2 / (1 - lam * lam))
     assert not _run_check("turner.eq11.ar1-factor-variance").holds
 
 
 def test_eq17_claim_rejects_a_wrong_exponent(monkeypatch):
-    import symcheck.claims.turner_factored as tf
+    import symcheck.models.turner_factored as tf
 
-    monkeypatch.setattr(tf, "turner_eq17_rhs", lambda rho, d: 1.0 / (1.0 + (d / (1 - d)) ** (rho - 0.5)))
+    monkeypatch.setattr(tf, "eq17_rhs", lambda rho, d: 1.0 / (1.0 + (d / (1 - d)) ** (rho - 0.5)))
     assert not _run_check("turner.eq17.fixed-point").holds
 
 
 def test_eq3_erratum_fails_if_the_corrected_form_is_wrong(monkeypatch):
-    import symcheck.claims.turner_factored as tf
+    import symcheck.models.turner_factored as tf
 
     # the marginal variances Σ_kk instead of 1/(Σ⁻¹)_kk: the erratum check must not pass
-    monkeypatch.setattr(tf, "turner_eq3_optimum_corrected", lambda mu, S: (np.asarray(mu), np.diag(S).copy()))
+    monkeypatch.setattr(tf, "eq3_optimum_corrected", lambda mu, S: (np.asarray(mu), np.diag(S).copy()))
     assert not _run_check("turner.eq3.optimal-factored").holds

@@ -19,18 +19,11 @@ from scipy.special import logsumexp
 
 from symcheck._mc import mean_se
 from symcheck.claims import Claim, Evidence, register, z_for_alpha
-from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
+from symcheck.gaussian import entropy_gaussian, gaussian_logpdf, sample_gaussian
+from symcheck.groups import MLPPermutation, SignFlip
 from symcheck.models.gelberg_bnn import TwoReLUNet
-from symcheck.symmetrize import (
-    _signflip_infonce_expectation_1d,
-    chi2_to_symmetrized,
-    elbo,
-    elbo_infonce,
-    entropy_gaussian,
-    sample_gaussian,
-    sample_symmetrized,
-    symmetrization_gap,
-)
+from symcheck.signflip_exact import signflip_chi2_1d, signflip_gap_1d, signflip_infonce_expectation_1d
+from symcheck.symmetrize import chi2_to_symmetrized, elbo, elbo_infonce, sample_symmetrized, symmetrization_gap
 
 Z = z_for_alpha()
 #: float budget of the 1-D adaptive quadratures (epsrel 1e-13 on O(10) values, a few hundred panels)
@@ -47,10 +40,8 @@ _KS = tuple(range(1, 33)) + (48, 64, 128)
 
 def _exact_hk_minus_h(s):
     """(E[H^K] − H(q̃)) for K in _KS, whole-point sign flip (q* with μᵀΣ⁻¹μ = s)."""
-    from symcheck.symmetrize import _signflip_gap_1d
-
-    gap = _signflip_gap_1d(s)
-    return np.array([_signflip_infonce_expectation_1d(s, K) - gap for K in _KS])
+    gap = signflip_gap_1d(s)
+    return np.array([signflip_infonce_expectation_1d(s, K) - gap for K in _KS])
 
 
 def _check_upper_bound(rng):
@@ -99,11 +90,9 @@ def _check_bias_law(rng):
     # Tolerance: |c_R(400) − c_R(200)| (the Richardson error estimate; the O(K⁻²) term at 400
     # is ≈ a quarter of it) plus quadrature error amplified by 2K.
     s = 1.0
-    from symcheck.symmetrize import _signflip_chi2_1d, _signflip_gap_1d
-
-    gap = _signflip_gap_1d(s)
-    chi2 = _signflip_chi2_1d(s)
-    b = {K: gap - _signflip_infonce_expectation_1d(s, K) for K in (200, 400, 800)}
+    gap = signflip_gap_1d(s)
+    chi2 = signflip_chi2_1d(s)
+    b = {K: gap - signflip_infonce_expectation_1d(s, K) for K in (200, 400, 800)}
     cR = {K: 2 * (2 * K) * b[2 * K] - K * b[K] for K in (200, 400)}
     tol = abs(cR[400] - cR[200]) + 4 * 800 * QUAD_TOL
     return Evidence(printed=cR[400], independent=chi2 / 2, tolerance=tol, holds=abs(cR[400] - chi2 / 2) <= tol,

@@ -35,7 +35,9 @@ from scipy import optimize
 from scipy.special import gammaln
 
 from symcheck.claims import Claim, Evidence, register
-from symcheck.groups import MLPPermutation, unpack_mlp
+from symcheck.groups import MLPPermutation
+from symcheck.models import gelberg as gelberg_eqs
+from symcheck.models.mlp import unpack_mlp
 
 _X, _W = np.polynomial.hermite_e.hermegauss(200)
 _W = _W / _W.sum()
@@ -107,14 +109,6 @@ register(Claim(
 # ----- Thm. 3.1 / App. B ------------------------------------------------------------------
 
 
-def _radius_printed(di, do, dh):
-    return 2 * (di + do + 1 + 1 / dh) / math.log(dh / 2)
-
-
-def _radius_corrected(di, do, dh):
-    return 4 * (di + do + 1 + do / dh) / math.log(dh / 2)
-
-
 def _two_r(di, do, dh):
     """2R/‖ω‖ = 2D/log|G| of the App. B proof (exact, via log Γ)."""
     D = di * dh + dh + dh * do + do
@@ -123,14 +117,14 @@ def _two_r(di, do, dh):
 
 def _check_eq11(rng):
     grid = [(di, do, dh) for di in range(1, 6) for do in range(1, 6) for dh in range(3, 201)]
-    worst_printed = max(grid, key=lambda t: _two_r(*t) / _radius_printed(*t))
-    ratio_printed = _two_r(*worst_printed) / _radius_printed(*worst_printed)
-    ratio_corr = max(_two_r(*t) / _radius_corrected(*t) for t in grid)
+    worst_printed = max(grid, key=lambda t: _two_r(*t) / gelberg_eqs.eq11_radius(*t))
+    ratio_printed = _two_r(*worst_printed) / gelberg_eqs.eq11_radius(*worst_printed)
+    ratio_corr = max(_two_r(*t) / gelberg_eqs.eq11_radius_corrected(*t) for t in grid)
     eps = 64 * np.finfo(float).eps
     holds = ratio_printed > 1 + eps and ratio_corr <= 1 + eps
     di, do, dh = worst_printed
-    return Evidence(printed=_radius_printed(*worst_printed), independent=_two_r(*worst_printed),
-                    corrected=_radius_corrected(*worst_printed), tolerance=eps, holds=bool(holds),
+    return Evidence(printed=gelberg_eqs.eq11_radius(*worst_printed), independent=_two_r(*worst_printed),
+                    corrected=gelberg_eqs.eq11_radius_corrected(*worst_printed), tolerance=eps, holds=bool(holds),
                     detail=f"2R/‖ω‖ = 2D/log(d_h!) exceeds the printed expression by a factor up to {ratio_printed:.3f} "
                            f"(at d_i={di}, d_o={do}, d_h={dh}); the corrected bound dominates 2R on the whole grid "
                            f"d_i, d_o ≤ 5, 3 ≤ d_h ≤ 200 (max ratio {ratio_corr:.3f})")

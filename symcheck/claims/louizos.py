@@ -1,7 +1,7 @@
 """Claims on Louizos & Welling, supplementary note, Sec. 1: KL between matrix-variate Gaussians.
 
 Each printed term (eqs. (1)–(3)) and the assembled KL (eq. (4)) is implemented literally
-(explicit inverses and determinants, as printed) and compared with the dense route: the
+(explicit inverses and determinants, as printed) in :mod:`symcheck.models.louizos` and compared with the dense route: the
 np × np Kronecker covariance V ⊗ U with vec column-major, linear solves and ``slogdet``.
 The vec/Kronecker convention itself is checked against ``scipy.stats.matrix_normal``, and
 the general Gaussian KL the note starts from against Gauss–Hermite quadrature of the
@@ -26,53 +26,13 @@ from scipy import stats
 
 from symcheck.claims import Claim, Evidence, register
 from symcheck.kl import kl_gaussian, random_spd
+from symcheck.models import louizos as lw
 
 EPS = np.finfo(float).eps
 
 
 def _vec(M):
     return np.asarray(M).reshape(-1, order="F")
-
-
-# ---------------------------------------------------------------------------------------
-# the printed formulas, literally
-# ---------------------------------------------------------------------------------------
-
-
-def louizos_sec1_gaussian_kl(m0, S0, m1, S1) -> float:
-    """Sec. 1, first display, as printed: KL(N₀‖N₁) = ½(tr(Σ₁⁻¹Σ₀) + (μ₁−μ₀)ᵀΣ₁⁻¹(μ₁−μ₀) − K + log(|Σ₁|/|Σ₀|))."""
-    P1 = np.linalg.inv(S1)
-    d = m1 - m0
-    return float(0.5 * (np.trace(P1 @ S0) + d @ P1 @ d - m0.size + np.log(np.linalg.det(S1) / np.linalg.det(S0))))
-
-
-def louizos_eq1_trace(U0, V0, U1, V1) -> float:
-    """Eq. (1) as printed: t_a = tr(U₁⁻¹U₀) tr(V₁⁻¹V₀)."""
-    return float(np.trace(np.linalg.inv(U1) @ U0) * np.trace(np.linalg.inv(V1) @ V0))
-
-
-def louizos_eq2_mahalanobis(M0, M1, U1, V1) -> float:
-    """Eq. (2) as printed: t_b = tr((M₁−M₀)ᵀ U₁⁻¹ (M₁−M₀) V₁⁻¹)."""
-    D = M1 - M0
-    return float(np.trace(D.T @ np.linalg.inv(U1) @ D @ np.linalg.inv(V1)))
-
-
-def louizos_eq3_logdet(U0, V0, U1, V1) -> float:
-    """Eq. (3) as printed: t_c = p log|U₁| + n log|V₁| − p log|U₀| − n log|V₀| (U n×n, V p×p)."""
-    n, p = U0.shape[0], V0.shape[0]
-    ld = lambda A: np.log(np.linalg.det(A))  # noqa: E731 — literal |A|
-    return float(p * ld(U1) + n * ld(V1) - p * ld(U0) - n * ld(V0))
-
-
-def louizos_eq4_kl(M0, U0, V0, M1, U1, V1) -> float:
-    """Eq. (4) as printed: KL = ½ (tr(U₁⁻¹U₀)tr(V₁⁻¹V₀) + tr((M₁−M₀)ᵀU₁⁻¹(M₁−M₀)V₁⁻¹)
-    − np + p log|U₁| + n log|V₁| − p log|U₀| − n log|V₀|)."""
-    n, p = M0.shape
-    Ui, Vi = np.linalg.inv(U1), np.linalg.inv(V1)
-    D = M1 - M0
-    ld = lambda A: np.log(np.linalg.det(A))  # noqa: E731
-    return float(0.5 * (np.trace(Ui @ U0) * np.trace(Vi @ V0) + np.trace(D.T @ Ui @ D @ Vi)
-                        - n * p + p * ld(U1) + n * ld(V1) - p * ld(U0) - n * ld(V0)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -209,7 +169,7 @@ def _check_gaussian_kl(rng):
     for label, K, cond in [("K=1", 1, 1.0), ("K=3", 3, 10.0), ("K=4", 4, 100.0), ("K=3, S1 cond 1e6", 3, 1e6)]:
         m0, m1 = rng.normal(size=K), rng.normal(size=K)
         S0, S1 = random_spd(rng, K, 10.0), random_spd(rng, K, cond)
-        printed = louizos_sec1_gaussian_kl(m0, S0, m1, S1)
+        printed = lw.sec1_gaussian_kl(m0, S0, m1, S1)
         quad = _gauss_hermite_kl(m0, S0, m1, S1)
         # rounding: the log-densities at the nodes reach |log N₁| ~ KL + K·log(2π) + |log|S1||,
         # each with relative error ~ K·eps·cond(S1)
@@ -241,7 +201,7 @@ register(Claim(
     id="louizos.eq1.trace-term",
     source="Louizos & Welling, supp. Sec. 1, eq. (1)",
     statement="t_a = tr((V₁⊗U₁)⁻¹(V₀⊗U₀)) equals tr(U₁⁻¹U₀) tr(V₁⁻¹V₀).",
-    check=_check_term(lambda M0, U0, V0, M1, U1, V1: louizos_eq1_trace(U0, V0, U1, V1),
+    check=_check_term(lambda M0, U0, V0, M1, U1, V1: lw.eq1_trace(U0, V0, U1, V1),
                       lambda M0, U0, V0, M1, U1, V1: _dense_trace(U0, V0, U1, V1), "t_a"),
 ))
 
@@ -249,12 +209,12 @@ register(Claim(
     id="louizos.eq2.mahalanobis-term",
     source="Louizos & Welling, supp. Sec. 1, eq. (2)",
     statement=("t_b = vec(M₁−M₀)ᵀ(V₁⊗U₁)⁻¹vec(M₁−M₀) equals tr((M₁−M₀)ᵀU₁⁻¹(M₁−M₀)V₁⁻¹)."),
-    check=_check_term(lambda M0, U0, V0, M1, U1, V1: louizos_eq2_mahalanobis(M0, M1, U1, V1),
+    check=_check_term(lambda M0, U0, V0, M1, U1, V1: lw.eq2_mahalanobis(M0, M1, U1, V1),
                       lambda M0, U0, V0, M1, U1, V1: _dense_mahalanobis(M0, M1, U1, V1), "t_b"),
 ))
 
 def _check_logdet(rng):
-    ev = _compare(rng, lambda M0, U0, V0, M1, U1, V1: louizos_eq3_logdet(U0, V0, U1, V1),
+    ev = _compare(rng, lambda M0, U0, V0, M1, U1, V1: lw.eq3_logdet(U0, V0, U1, V1),
                   lambda M0, U0, V0, M1, U1, V1: _dense_logdet(U0, V0, U1, V1), "t_c")
     # Contrast (shows the check discriminates): the exponents swapped (n on U, p on V), and
     # the opposite sign, on a random 3 x 5 case.
@@ -283,5 +243,5 @@ register(Claim(
     statement=("KL(MN₀ ‖ MN₁) = ½(tr(U₁⁻¹U₀)tr(V₁⁻¹V₀) + tr((M₁−M₀)ᵀU₁⁻¹(M₁−M₀)V₁⁻¹) − np + p log|U₁| "
                "+ n log|V₁| − p log|U₀| − n log|V₀|) equals the KL of the flattened Gaussians N(vec Mᵢ, Vᵢ⊗Uᵢ)."),
     # looked up at call time, like the other terms, so that a planted formula is picked up
-    check=_check_term(lambda *a: louizos_eq4_kl(*a), lambda *a: _dense_kl(*a), "KL"),
+    check=_check_term(lambda *a: lw.eq4_kl(*a), lambda *a: _dense_kl(*a), "KL"),
 ))

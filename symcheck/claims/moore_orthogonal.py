@@ -25,7 +25,7 @@ import numpy as np
 from scipy import special, stats
 
 from symcheck.claims import Claim, Evidence, register, z_for_alpha
-from symcheck.groups import gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf
 from symcheck.haar import haar_orthogonal
 from symcheck.haar_quadrature import o2_log_integral, o3_log_integral
 from symcheck.hyp0f1 import log_hyp0f1

@@ -17,14 +17,10 @@ from scipy import integrate, optimize, stats
 from scipy.special import ndtr
 
 from symcheck.claims import FALSE_FAILURE_ALPHA, Claim, Evidence, minimiser_radius, register, z_for_alpha
+from symcheck.gaussian import entropy_gaussian
 from symcheck.groups import SignFlip
-from symcheck.symmetrize import (
-    _signflip_gap_1d,
-    elbo_symmetrized_eq4,
-    entropy_gaussian,
-    sample_symmetrized,
-    symmetrization_gap,
-)
+from symcheck.signflip_exact import signflip_gap_1d
+from symcheck.symmetrize import elbo_symmetrized_eq4, sample_symmetrized, symmetrization_gap
 
 Z = z_for_alpha()
 _LOG_2PI = math.log(2 * math.pi)
@@ -57,7 +53,7 @@ def elbo_symmetrized(params, r):
     KL depends on q* only through s = m_u²/s_u + m_v²/s_v (see ``SignFlip.exact_gap``).
     """
     mu, mv, lu, lv = params
-    return elbo_meanfield(params, r) + _signflip_gap_1d(mu * mu / math.exp(lu) + mv * mv / math.exp(lv))
+    return elbo_meanfield(params, r) + signflip_gap_1d(mu * mu / math.exp(lu) + mv * mv / math.exp(lv))
 
 
 def log_evidence(r):

@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import ortho_group
 
 from symcheck import haar_orthogonal, log_hyp0f1, log_hyp0f1_mc
-from symcheck.hyp0f1.baselines import listing1_log_bessel
+from symcheck.models.moore import listing1_log_bessel
 
 
 @pytest.fixture(scope="module")

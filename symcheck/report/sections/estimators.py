@@ -16,18 +16,16 @@ import math
 import numpy as np
 
 from symcheck.evidence import z_for_alpha
-from symcheck.groups import MLPPermutation, SignFlip, gaussian_logpdf
+from symcheck.gaussian import gaussian_logpdf, sample_gaussian
+from symcheck.groups import MLPPermutation, SignFlip
+from symcheck.signflip_exact import signflip_chi2_1d, signflip_gap_1d, signflip_infonce_expectation_1d
 from symcheck.sweep import run_sweep, seeded_tasks
 from symcheck.symmetrize import (
-    _signflip_chi2_1d,
-    _signflip_gap_1d,
-    _signflip_infonce_expectation_1d,
     chi2_to_symmetrized,
     entropy_infonce,
     entropy_infonce_is,
     entropy_symmetrized,
     infonce_bias_law,
-    sample_gaussian,
 )
 
 ORDER = 40
@@ -43,9 +41,9 @@ def _fmt(x, se=None, digits=4):
 def _bias_exact_signflip(Ks):
     rows = []
     for s in (0.25, 1.0, 4.0):
-        gap, chi2 = _signflip_gap_1d(s), _signflip_chi2_1d(s)
+        gap, chi2 = signflip_gap_1d(s), signflip_chi2_1d(s)
         for K in Ks:
-            b = gap - _signflip_infonce_expectation_1d(s, K)
+            b = gap - signflip_infonce_expectation_1d(s, K)
             rows.append({"s": s, "K": K, "bias": b, "law": float(infonce_bias_law(chi2, K)), "chi2": chi2})
     return rows
 
