@@ -20,6 +20,7 @@ import symcheck.claims.moore_laplace as moore_laplace
 import symcheck.claims.moore_orthogonal as moore_orthogonal
 import symcheck.claims.moore_signflip as moore_signflip
 import symcheck.claims.turner_fa as turner_fa
+import symcheck.claims.turner_factored as turner_factored
 import symcheck.models.gelberg as gelberg_eqs
 import symcheck.models.louizos as lw_model
 import symcheck.models.turner_fa as fa_model
@@ -212,6 +213,38 @@ def test_symmetrised_a_catches_corrected_equal_to_printed(monkeypatch):
     assert_fails("moore.appA.symmetrised-A")
 
 
+def test_fg_factorisation_catches_a_wrong_reference_variance(monkeypatch):
+    original = moore_orthogonal._log_ratio
+    monkeypatch.setattr(moore_orthogonal, "_log_ratio", lambda X, M, V: original(X, M, 1.1 * np.asarray(V)))
+    assert_fails("moore.appA.fg-factorisation")
+
+
+def test_single_row_catches_a_wrong_noise_variance(monkeypatch):
+    original = moore_orthogonal.orthogonal_logpdf
+    monkeypatch.setattr(moore_orthogonal, "orthogonal_logpdf", lambda x, m, c, **kw: original(x, m, 1.01 * c, **kw))
+    assert_fails("moore.appA.single-row-noncentral-chi")
+
+
+def test_invariance_catches_a_density_that_sees_the_orientation(monkeypatch):
+    original = moore_orthogonal.orthogonal_logpdf
+    monkeypatch.setattr(moore_orthogonal, "orthogonal_logpdf",
+                        lambda X, M, var, **kw: original(X, M, var, **kw) + 1e-6 * np.asarray(X)[..., 0, 0])
+    assert_fails("moore.appA.invariance")
+
+
+def test_nonisotropic_mc_catches_an_offset_estimate(monkeypatch):
+    original = moore_orthogonal.orthogonal_logpdf_mc
+    monkeypatch.setattr(moore_orthogonal, "orthogonal_logpdf_mc",
+                        lambda *a, **kw: (lambda est, se: (est + 0.05, se))(*original(*a, **kw)))
+    assert_fails("moore.appA.nonisotropic-mc")
+
+
+def test_mixture_forms_catches_a_wrong_covariance(monkeypatch):
+    original = moore_orthogonal.gaussian_logpdf
+    monkeypatch.setattr(moore_orthogonal, "gaussian_logpdf", lambda z, m, v: original(z, m, 1.001 * np.asarray(v)))
+    assert_fails("moore.appA.mixture-forms")
+
+
 def test_printed_kl_not_a_bound_catches_corrected_equal_to_printed(monkeypatch):
     original = moore_elbo.moore_kl
     monkeypatch.setattr(moore_elbo, "moore_kl",
@@ -250,6 +283,41 @@ def test_ar1_factor_variance_catches_a_1e5_relative_error(monkeypatch):
 def test_eq3_catches_marginal_instead_of_conditional_variance(monkeypatch):
     monkeypatch.setattr(tbs, "eq3_optimum_corrected", lambda mu, Sigma: (np.asarray(mu, float), np.diag(Sigma)))
     assert_fails("turner.eq3.optimal-factored")
+
+
+_TBS_PLANTS = [
+    # (claim, module attribute, planted replacement built from the original)
+    ("turner.eq1.factored-kl", "eq1_kl_corrected", lambda f: scaled(f, 1 + 1e-6)),
+    ("turner.eq2.second-moment", "eq2_second_moment", lambda f: scaled(f, 1.05)),  # MC resolution ~1%
+    ("turner.eq4.two-axis-covariance", "eq4_covariance", lambda f: scaled(f, 2.0)),  # e_i taken as unit vectors
+    ("turner.eq5.factor-variance", "eq5_variance_corrected", lambda f: scaled(f, 1.01)),
+    ("turner.eq7.ar1-stationary-variance", "eq7_stationary_variance", lambda f: scaled(f, 1 + 1e-9)),
+    ("turner.eq10.ar1-pair", "eq10_covariance", lambda f: scaled(f, 1 + 1e-9)),
+    ("turner.eq15.binary-joint", "eq15_joint", lambda f: scaled(f, 1 + 1e-9)),
+    ("turner.eq16.binary-factored-kl", "eq16_kl", lambda f: scaled(f, 1 + 1e-9)),
+    ("turner.eq18.symmetry-breaking", "eq18_limits", lambda f: lambda: (np.eye(2) / 2, np.eye(2) / 2)),
+    ("turner.sec2.1.ar1-as-two-axis", "sec21_axis_variances", lambda f: lambda s2, lam: f(s2, lam)[::-1]),
+    ("turner.sec2.1.variance-ratio", "sec21_variance_ratio", lambda f: lambda lam: 1.0 - abs(lam)),
+    ("turner.sec2.1.compact-limit", "eq4_covariance", lambda f: scaled(f, 2.0)),
+]
+
+
+@pytest.mark.parametrize("claim_id, name, plant", _TBS_PLANTS, ids=[p[0] for p in _TBS_PLANTS])
+def test_turner_sec12_claims_catch_planted_formulas(monkeypatch, claim_id, name, plant):
+    monkeypatch.setattr(tbs, name, plant(getattr(tbs, name)))
+    assert_fails(claim_id)
+
+
+def test_slow_dynamics_catches_a_wrong_model(monkeypatch):
+    # the pair covariance of λ² instead of λ: the ratio is then 1 − λ⁴ ≈ 4Δ, not 2Δ
+    original = turner_factored.ar1_joint_covariance
+    monkeypatch.setattr(turner_factored, "ar1_joint_covariance", lambda s2, lam, T=2: original(s2, lam * lam, T))
+    assert_fails("turner.sec2.1.slow-dynamics-2delta")
+
+
+def test_fig1_catches_marginal_instead_of_conditional_variances(monkeypatch):
+    monkeypatch.setattr(turner_factored, "_conditional_variances", lambda cov: np.diag(cov).copy())
+    assert_fails("turner.fig1.conditional-width")
 
 
 def test_eq17_catches_wrong_odds(monkeypatch):
