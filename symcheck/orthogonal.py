@@ -76,6 +76,9 @@ __all__ = [
     "orthogonal_logpdf_mc",
 ]
 
+#: Functions implementing a paper's result under another name (read by the report's equation index).
+EQUATIONS = {"moore_r": ("moore", "eq. (6)"), "moore_kl": ("moore", "eq. (6)"), "orthogonal_logpdf": ("moore", "App. A")}
+
 _LOG_2PI = math.log(2.0 * math.pi)
 EPS = np.finfo(float).eps
 #: Relative error the O(2) trapezoid rule is asked for (a rigorous bound, see _o2_nodes).

@@ -31,7 +31,7 @@ ORDER = 90
 TITLE = "Equation index: (paper, equation) → code and claims"
 
 #: Modules outside ``symcheck.models`` whose ``EQUATIONS`` dicts are read.
-CODE_MODULES = ("symcheck.symmetrize", "symcheck.kl", "symcheck.groups")
+CODE_MODULES = ("symcheck.symmetrize", "symcheck.kl", "symcheck.groups", "symcheck.orthogonal")
 
 _DASH = r"\s*[–-]\s*"
 _EQ = re.compile(r"\b[Ee]qs?\.\s*\((\d+)\)((?:(?:" + _DASH + r"|\s*,\s*|\s+and\s+)\(\d+\))*)")
@@ -129,7 +129,7 @@ def render(ctx) -> str:
     data = {}
     for paper, rows in index.items():
         out.append(f"### {paper_title(paper)}\n")
-        out.append("| label | code | claims (check function) |")
+        out.append("| label | code | claims |")
         out.append("|---|---|---|")
         for r in rows:
             code = ", ".join(f"`{c}`" for c in r["code"]) or "—"
