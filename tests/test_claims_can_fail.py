@@ -14,6 +14,7 @@ import pytest
 
 import symcheck.claims.gelberg as gelberg
 import symcheck.claims.gelberg_modes as gelberg_modes
+import symcheck.claims.louizos as louizos
 import symcheck.claims.hyp0f1_series as hyp0f1_series
 import symcheck.claims.moore_elbo as moore_elbo
 import symcheck.claims.moore_laplace as moore_laplace
@@ -263,6 +264,21 @@ def test_logdet_term_catches_swapped_exponents(monkeypatch):
 
     monkeypatch.setattr(lw_model, "eq3_logdet", swapped)
     assert_fails("louizos.eq3.logdet-term")
+
+
+@pytest.mark.parametrize("claim_id, name, plant", [
+    ("louizos.eq1.trace-term", "eq1_trace", lambda f: scaled(f, 1 + 1e-8)),
+    ("louizos.eq2.mahalanobis-term", "eq2_mahalanobis", lambda f: scaled(f, 1 + 1e-8)),
+    ("louizos.sec1.gaussian-kl", "sec1_gaussian_kl", lambda f: lambda m0, S0, m1, S1: f(m0, S0, m1, S1) + m0.size / 2),
+])
+def test_louizos_terms_catch_planted_formulas(monkeypatch, claim_id, name, plant):
+    monkeypatch.setattr(lw_model, name, plant(getattr(lw_model, name)))
+    assert_fails(claim_id)
+
+
+def test_vec_kronecker_catches_row_major_vec(monkeypatch):
+    monkeypatch.setattr(louizos, "_vec", lambda M: np.asarray(M).reshape(-1))
+    assert_fails("louizos.sec1.vec-kronecker")
 
 
 def test_matrix_normal_kl_catches_missing_half(monkeypatch):
