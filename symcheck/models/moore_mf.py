@@ -299,7 +299,7 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
     Stops when the Frobenius change dₜ of the predictive mean gMuMvᵀ over a sweep is ≤ ``tol``
     times (1 + ‖R‖_F). ``params["tail_bound"]`` bounds the remaining distance to the fixed point
     by the geometric tail dₜρ/(1 − ρ), ρ the largest of the last 20 ratios dₜ/dₜ₋₁ (linear
-    convergence; NaN if ρ ≥ 1).
+    convergence; NaN if ρ ≥ 1; the last min(20, sweeps/2) ratios, past the start's transient).
     """
     gen = check_rng(rng)
     n, m, k, g, s2 = problem.n, problem.m, problem.k, problem.gain, problem.sigma2
@@ -321,7 +321,7 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
         if steps[-1] <= scale:
             converged = True
             break
-    ratios = np.array(steps[-21:])
+    ratios = np.array(steps[-min(21, len(steps) // 2 + 1):])
     rho = float(np.max(ratios[1:] / ratios[:-1])) if len(ratios) > 1 and np.all(ratios[:-1] > 0) else math.nan
     tail = steps[-1] * rho / (1 - rho) if rho < 1 else math.nan
     return FitResult(mean, elbo_factorised(Mu, Mv, Su, Sv, problem), sweep, converged,
