@@ -19,6 +19,7 @@ __all__ = [
     "EPS",
     "Evidence",
     "FALSE_FAILURE_ALPHA",
+    "bound_from_rows",
     "claim_rng",
     "erratum_from_rows",
     "evidence_from_rows",
@@ -116,3 +117,23 @@ def erratum_from_rows(rows, what: str, params=None) -> Evidence:
     return Evidence(printed=float(p), corrected=float(c), independent=float(r), tolerance=float(t),
                     holds=bool(printed_fails and max(corrected_ratios) <= 1.0), detail=detail,
                     params=dict(params or {}, cases=[row[0] for row in rows]))
+
+
+def bound_from_rows(rows, what: str, side: str = "upper", params=None) -> Evidence:
+    """Evidence for a one-sided claim from rows ``(label, value, bound, tolerance)``.
+
+    ``side="upper"``: holds when every ``value ≤ bound + tolerance`` (the value may not exceed the
+    bound by more than its error); ``side="lower"``: when every ``value ≥ bound − tolerance``.
+    Reports the row closest to violating (largest excess over the bound, in tolerances).
+    """
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
+    sign = 1.0 if side == "upper" else -1.0
+    excess = [sign * (v - b) / t for _, v, b, t in rows]
+    i = int(np.argmax(excess))
+    label, v, b, t = rows[i]
+    relation = "≤" if side == "upper" else "≥"
+    detail = (f"{what}; value {relation} bound within tolerance; closest case {label}: value {float(v)!r}, bound "
+              f"{float(b)!r}, excess/tol = {excess[i]:.3g} over {len(rows)} cases")
+    return Evidence(printed=float(v), independent=float(b), tolerance=float(t), holds=bool(max(excess) <= 1.0),
+                    detail=detail, params=dict(params or {}, cases=[row[0] for row in rows], side=side))

@@ -23,6 +23,7 @@ import symcheck.claims.moore_signflip as moore_signflip
 import symcheck.claims.turner_fa as turner_fa
 import symcheck.claims.turner_factored as turner_factored
 import symcheck.models.gelberg as gelberg_eqs
+import symcheck.models.gelberg_interpolation as gelberg_interpolation
 import symcheck.models.louizos as lw_model
 import symcheck.models.turner_fa as fa_model
 import symcheck.models.turner_factored as tbs
@@ -100,13 +101,13 @@ def test_eq11_catches_corrected_radius_without_its_factor_two(monkeypatch):
 
 def test_mode_seeking_threshold_catches_halved_entropy_gradient(monkeypatch):
     # d/d log s of −H(q) is −1; with −½ (entropy of s instead of s²) the fit and its threshold move
-    original = gelberg_modes._kl_and_grad
+    original = gelberg_interpolation.interpolation_kl
 
     def planted(p, a, sigma):
         kl, grad = original(p, a, sigma)
         return kl, grad + np.array([0.0, 0.5])
 
-    monkeypatch.setattr(gelberg_modes, "_kl_and_grad", planted)
+    monkeypatch.setattr(gelberg_interpolation, "interpolation_kl", planted)
     assert_fails("gelberg.sec3.mode-seeking-threshold")
 
 
@@ -284,6 +285,28 @@ def test_vec_kronecker_catches_row_major_vec(monkeypatch):
 def test_matrix_normal_kl_catches_missing_half(monkeypatch):
     monkeypatch.setattr(lw_model, "eq4_kl", scaled(lw_model.eq4_kl, 2.0))
     assert_fails("louizos.eq4.matrix-normal-kl")
+
+
+def test_thm43_upper_bound_catches_an_entropy_above_h_qtilde(monkeypatch):
+    original = gelberg.signflip_infonce_expectation_1d
+    monkeypatch.setattr(gelberg, "signflip_infonce_expectation_1d", lambda s, K: original(s, K) + 0.01)
+    assert_fails("gelberg.thm43.upper-bound")
+
+
+def test_thm43_monotone_catches_a_decreasing_sequence(monkeypatch):
+    original = gelberg.signflip_infonce_expectation_1d
+    monkeypatch.setattr(gelberg, "signflip_infonce_expectation_1d", lambda s, K: original(s, K) - 1e-3 * K)
+    assert_fails("gelberg.thm43.monotone-in-K")
+
+
+def test_thm43_bias_law_catches_a_wrong_chi2(monkeypatch):
+    monkeypatch.setattr(gelberg, "signflip_chi2_1d", scaled(gelberg.signflip_chi2_1d, 1.1))
+    assert_fails("gelberg.thm43.bias-law")
+
+
+def test_kl_nonneg_catches_a_negative_kl(monkeypatch):
+    monkeypatch.setattr(moore_orthogonal, "moore_kl", scaled_estimate(moore_orthogonal.moore_kl, -1.0))
+    assert_fails("moore.appA.kl-nonneg")
 
 
 # ----- Turner, Secs. 1–2 -----------------------------------------------------------------

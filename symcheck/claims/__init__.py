@@ -37,6 +37,7 @@ from symcheck.evidence import (
     EPS,
     FALSE_FAILURE_ALPHA,
     Evidence,
+    bound_from_rows,
     claim_rng,
     erratum_from_rows,
     evidence_from_rows,
@@ -45,6 +46,7 @@ from symcheck.evidence import (
 
 __all__ = [
     "BASE_SEED",
+    "bound_from_rows",
     "brent_argmax_tolerance",
     "erratum_from_rows",
     "evidence_from_rows",
