@@ -29,7 +29,7 @@ import numpy as np
 from symcheck._checks import as_finite_array, check_int
 from symcheck.models.moore_mf import MFProblem
 
-__all__ = ["GOLDEN", "log_marginal_u", "mfvi_product", "ring_radius", "scalar_problem"]
+__all__ = ["GOLDEN", "log_marginal_u", "mfvi_optimum", "mfvi_product", "ring_radius", "scalar_problem"]
 
 #: MFVI collapse threshold of r = uv + ε: (1 + √5)/2.
 GOLDEN = (1 + math.sqrt(5)) / 2
@@ -43,7 +43,19 @@ def scalar_problem(r: float, k: int = 1) -> MFProblem:
 def mfvi_product(r: float) -> float:
     """MFVI predictive mean E_q[uv] = max(|r| − 1 − 1/|r|, 0)·sign r (module docstring)."""
     a = abs(float(r))
-    return math.copysign(max(a - 1 - 1 / a, 0.0), r) if a > 0 else 0.0
+    return math.copysign(a - 1 - 1 / a, r) if a > GOLDEN else 0.0
+
+
+def mfvi_optimum(r: float) -> tuple[float, float, float, float]:
+    """Symmetric MFVI optimum (m_u, m_v, log s_u, log s_v) for r ≥ 0 (module docstring).
+
+    Above φ: s = 1/r, m = √(r − 1 − 1/r); at or below φ: m = 0, s = 1/φ (the root of s² + s − 1).
+    """
+    r = float(r)
+    if r > GOLDEN:
+        m = math.sqrt(r - 1 - 1 / r)
+        return m, m, -math.log(r), -math.log(r)
+    return 0.0, 0.0, -math.log(GOLDEN), -math.log(GOLDEN)
 
 
 def ring_radius(r: float) -> float:
