@@ -34,7 +34,6 @@ from scipy import optimize, stats
 from symcheck.claims import (
     Claim,
     Evidence,
-    brent_argmax_tolerance,
     erratum_from_rows,
     evidence_from_rows,
     numerical_mean_field,
@@ -316,37 +315,13 @@ register(Claim(
 # ---------------------------------------------------------------------------------------
 
 
-def _true(theta2=np.pi / 8, sigma_y2=0.43, w2=1.0):
-    return {"w1": 1.0, "w2": w2, "theta1": 0.0, "theta2": theta2, "sigma_y2": sigma_y2}
-
-
-def _learn(kind, parameter, p, bounds):
-    """Learned value and its accuracy (Brent; evaluation noise 64·eps·cond(Σ_y))."""
-    S = fa.fa_joint_covariance(**p)[2:, 2:]
-    x = fa.fa_learn(kind, parameter, p, bounds)
-
-    def f(v):
-        q = dict(p, **{parameter: v})
-        return fa.fa_objective(kind, S, q["w1"], q["w2"], q["theta1"], q["theta2"], q["sigma_y2"])
-
-    q = dict(p, **{parameter: x})
-    noise = 64 * EPS * np.linalg.cond(fa.fa_joint_covariance(**q)[2:, 2:])
-    h = 1e-4 * (bounds[1] - bounds[0])
-    if x - h <= bounds[0] or x + h >= bounds[1]:  # maximiser on the boundary
-        return x, 2 * (np.sqrt(EPS) * abs(x) + 1e-10)
-    return x, brent_argmax_tolerance(f, x, 1e-10, noise, h)
-
-
-THETA_BOUNDS = (0.0, np.pi / 2)
-
-
 def _check_fig3(rng):
     rows = []
     ok = True
     for sy2 in SIGMA_Y2_SWEEP:
-        p = _true(np.pi / 8, sy2)
-        ml, tol_ml = _learn("likelihood", "theta2", p, THETA_BOUNDS)
-        vf, tol_f = _learn("free_energy", "theta2", p, THETA_BOUNDS)
+        p = fa.fa_true_params(np.pi / 8, sy2)
+        ml, tol_ml = fa.fa_learn_with_tolerance("likelihood", "theta2", p, fa.THETA2_BOUNDS)
+        vf, tol_f = fa.fa_learn_with_tolerance("free_energy", "theta2", p, fa.THETA2_BOUNDS)
         ok &= abs(ml - np.pi / 8) <= tol_ml and vf - np.pi / 8 > tol_f + tol_ml and vf <= np.pi / 2
         rows.append((sy2, ml, vf, tol_f))
     sy2, ml, vf, tol = rows[2]
@@ -368,7 +343,7 @@ register(Claim(
 def _biases(sy2, angles):
     out = []
     for d in angles:
-        v, tol = _learn("free_energy", "theta2", _true(d, sy2), THETA_BOUNDS)
+        v, tol = fa.fa_learn_with_tolerance("free_energy", "theta2", fa.fa_true_params(d, sy2), fa.THETA2_BOUNDS)
         out.append((d, v - d, tol))
     return out
 
@@ -409,7 +384,7 @@ def _check_noise_dependence(rng):
     # at true θ2 = π/8 and π/16 over σ_y² ∈ [0.01, 3]: it grows with σ_y² by far more than the argmax accuracy.
     rows = []
     for d in (np.pi / 16, np.pi / 8):
-        bs = [(_learn("free_energy", "theta2", _true(d, s), THETA_BOUNDS), s) for s in SIGMA_Y2_SWEEP]
+        bs = [(fa.fa_learn_with_tolerance("free_energy", "theta2", fa.fa_true_params(d, s), fa.THETA2_BOUNDS), s) for s in SIGMA_Y2_SWEEP]
         rows.append((d, [(v - d, t, s) for (v, t), s in bs]))
     printed_fails = all(max(b for b, _, _ in r) - min(b for b, _, _ in r) > 2 * max(t for _, t, _ in r) for _, r in rows)
     increasing = all(r[i + 1][0] - r[i][0] > r[i][1] + r[i + 1][1] for _, r in rows for i in range(len(r) - 1))
@@ -417,10 +392,10 @@ def _check_noise_dependence(rng):
     d = np.pi / 8
     printed_kl_biases = []
     for s in (0.01, 3.0):
-        p = _true(d, s)
+        p = fa.fa_true_params(d, s)
         S = fa.fa_joint_covariance(**p)[2:, 2:]
         f = lambda t: -(fa.fa_objective("likelihood", S, 1.0, 1.0, 0.0, t, s) - fa.eq48_kl(1.0, 1.0, 0.0, t, s))  # noqa: E731
-        printed_kl_biases.append(optimize.minimize_scalar(f, bounds=THETA_BOUNDS, method="bounded", options={"xatol": 1e-10}).x - d)
+        printed_kl_biases.append(optimize.minimize_scalar(f, bounds=fa.THETA2_BOUNDS, method="bounded", options={"xatol": 1e-10}).x - d)
     r = rows[1][1]
     return Evidence(printed=r[0][0], independent=r[-1][0], corrected=r[-1][0], tolerance=r[0][1] + r[-1][1],
                     holds=printed_fails and increasing,
@@ -449,7 +424,7 @@ def _check_zero_temperature_theta2(rng):
     rows = []
     const_ok = True
     for sy2 in (0.01, 0.43, 3.0):
-        p = _true(np.pi / 8, sy2)
+        p = fa.fa_true_params(np.pi / 8, sy2)
         S = fa.fa_joint_covariance(**p)[2:, 2:]
         grid = np.linspace(0.05, np.pi / 2, 12)
         diff = np.array([fa.fa_objective("free_energy", S, 1, 1, 0, t, sy2) - fa.fa_objective("zero_temperature", S, 1, 1, 0, t, sy2)
@@ -457,8 +432,8 @@ def _check_zero_temperature_theta2(rng):
         conds = [np.linalg.cond(fa.fa_joint_covariance(1, 1, 0, t, sy2)) for t in grid]
         tol_c = 64 * EPS * max(conds) * (np.max(np.abs(diff)) + 10)
         const_ok &= bool(np.ptp(diff) <= tol_c)
-        vf, tf = _learn("free_energy", "theta2", p, THETA_BOUNDS)
-        vz, tz = _learn("zero_temperature", "theta2", p, THETA_BOUNDS)
+        vf, tf = fa.fa_learn_with_tolerance("free_energy", "theta2", p, fa.THETA2_BOUNDS)
+        vz, tz = fa.fa_learn_with_tolerance("zero_temperature", "theta2", p, fa.THETA2_BOUNDS)
         rows.append((sy2, vf, vz, tf + tz, np.ptp(diff), tol_c))
     printed_fails = all(not (vz - np.pi / 8 < vf - np.pi / 8 - t) for _, vf, vz, t, _, _ in rows)
     corrected = const_ok and all(abs(vf - vz) <= t for _, vf, vz, t, _, _ in rows)
@@ -488,9 +463,9 @@ def _check_fig6(rng):
     rows = []
     ok = True
     for sy2 in (0.1, 0.43, 1.0):
-        p = _true(np.pi / 4, sy2)  # θ1 = 0, θ2 = π/4: Δθ = π/4 as in Fig. 6
-        ml, tol_ml = _learn("likelihood", "w2", p, W_BOUNDS)
-        vf, tol_f = _learn("free_energy", "w2", p, W_BOUNDS)
+        p = fa.fa_true_params(np.pi / 4, sy2)  # θ1 = 0, θ2 = π/4: Δθ = π/4 as in Fig. 6
+        ml, tol_ml = fa.fa_learn_with_tolerance("likelihood", "w2", p, W_BOUNDS)
+        vf, tol_f = fa.fa_learn_with_tolerance("free_energy", "w2", p, W_BOUNDS)
         ok &= abs(ml - 1) <= tol_ml and 1 - vf > tol_f + tol_ml and vf >= 0
         rows.append((sy2, ml, vf, tol_f))
     sy2, ml, vf, tol = rows[1]
@@ -509,8 +484,8 @@ register(Claim(
 
 def _check_fig7(rng):
     # printed: bias greatest when the noise is small and the angle small. Angle part holds; noise part is reversed.
-    noise = [(s,) + _learn("free_energy", "w2", _true(np.pi / 4, s), W_BOUNDS) for s in (0.01, 0.1, 0.43, 1.0)]
-    angle = [(d,) + _learn("free_energy", "w2", _true(d, 0.1), W_BOUNDS) for d in (np.pi / 3, np.pi / 4, np.pi / 6)]
+    noise = [(s,) + fa.fa_learn_with_tolerance("free_energy", "w2", fa.fa_true_params(np.pi / 4, s), W_BOUNDS) for s in (0.01, 0.1, 0.43, 1.0)]
+    angle = [(d,) + fa.fa_learn_with_tolerance("free_energy", "w2", fa.fa_true_params(d, 0.1), W_BOUNDS) for d in (np.pi / 3, np.pi / 4, np.pi / 6)]
     shrink_noise = [1 - v for _, v, _ in noise]
     shrink_angle = [1 - v for _, v, _ in angle]
     tn = [t for _, _, t in noise]
@@ -537,7 +512,7 @@ register(Claim(
 
 def _check_zero_temperature_w2(rng):
     # zero-temperature EM: E log p(x̂, y) increases without a finite maximiser as w2 grows (and x̂2 → 0).
-    p = _true(np.pi / 4, 0.43)
+    p = fa.fa_true_params(np.pi / 4, 0.43)
     S = fa.fa_joint_covariance(**p)[2:, 2:]
     grid = np.array([0.5, 1.0, 3.0, 10.0, 30.0, 100.0])
     z = np.array([fa.fa_objective("zero_temperature", S, 1.0, w, 0.0, np.pi / 4, 0.43) for w in grid])

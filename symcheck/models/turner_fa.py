@@ -36,9 +36,12 @@ import numpy as np
 from scipy import optimize
 
 from symcheck._checks import as_finite_array, check_choice, check_positive_definite, check_positive_float
+from symcheck.claims import brent_argmax_tolerance
+from symcheck.evidence import EPS
 from symcheck.kl import optimal_factored_gaussian
 
 __all__ = [
+    "THETA2_BOUNDS",
     "check_fa_params",
     "eq43_observation_covariance",
     "eq45_posterior_mean",
@@ -50,10 +53,12 @@ __all__ = [
     "fa_expected_zero_temperature",
     "fa_joint_covariance",
     "fa_learn",
+    "fa_learn_with_tolerance",
     "fa_mean_field_kl",
     "fa_objective",
     "fa_posterior",
     "fa_regression_matrix",
+    "fa_true_params",
     "fa_weights",
 ]
 
@@ -207,6 +212,38 @@ def fa_learn(kind, parameter, true_params, bounds, xatol=1e-10) -> float:
 
     res = optimize.minimize_scalar(negobj, bounds=(lo, hi), method="bounded", options={"xatol": xatol})
     return float(res.x)
+
+
+#: Search interval for θ₂ in Figs. 3–5 (between parallel and orthogonal to w₁ at θ₁ = 0).
+THETA2_BOUNDS = (0.0, np.pi / 2)
+
+
+def fa_true_params(theta2=np.pi / 8, sigma_y2=0.43, w2=1.0) -> dict:
+    """The true/ML parameters of Figs. 3–7: ``w₁ = 1``, ``θ₁ = 0`` and the given ``θ₂, σ_y², w₂``."""
+    return {"w1": 1.0, "w2": w2, "theta1": 0.0, "theta2": theta2, "sigma_y2": sigma_y2}
+
+
+def fa_learn_with_tolerance(kind, parameter, true_params, bounds) -> tuple[float, float]:
+    """:func:`fa_learn` (``xatol = 1e-10``) and the accuracy of the learned value.
+
+    The accuracy is :func:`symcheck.claims.brent_argmax_tolerance` with evaluation noise
+    ``64·eps·cond(Σ_y)`` at the maximiser and step ``1e-4·(hi − lo)``; a maximiser within that
+    step of a bound gets Brent's own accuracy ``2(√eps·|x| + 1e-10)``.
+    """
+    p = dict(true_params)
+    x = fa_learn(kind, parameter, p, bounds)
+    S = fa_joint_covariance(**p)[2:, 2:]
+
+    def f(v):
+        q = dict(p, **{parameter: v})
+        return fa_objective(kind, S, q["w1"], q["w2"], q["theta1"], q["theta2"], q["sigma_y2"])
+
+    q = dict(p, **{parameter: x})
+    noise = 64 * EPS * np.linalg.cond(fa_joint_covariance(**q)[2:, 2:])
+    h = 1e-4 * (bounds[1] - bounds[0])
+    if x - h <= bounds[0] or x + h >= bounds[1]:  # maximiser on the boundary
+        return x, 2 * (np.sqrt(EPS) * abs(x) + 1e-10)
+    return x, brent_argmax_tolerance(f, x, 1e-10, noise, h)
 
 
 # ---------------------------------------------------------------------------
