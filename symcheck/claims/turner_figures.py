@@ -4,7 +4,8 @@ are checked in :mod:`symcheck.claims.turner_lds`, :mod:`symcheck.claims.turner_f
 
 Fig. 5: zero-temperature EM learning θ₂ (θ₁ = 0, w₁ = w₂ = 1, infinite data) on a grid of true
 θ₂ and σ_y², against the mean-field free energy with the correct KL; maximisers by bounded Brent,
-accuracy by :func:`symcheck.claims.brent_argmax_tolerance` (through ``turner_fa._learn``).
+accuracy by :func:`symcheck.claims.brent_argmax_tolerance` (through
+:func:`symcheck.models.turner_fa.fa_learn_with_tolerance`).
 
 Fig. 8: the ICA model of Sec. 3.3 with one observation of two sparse sources. The exact posterior
 p(x | y) is the four-component Gaussian mixture over the switch states (enumeration); its local
@@ -20,7 +21,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from symcheck.claims import Claim, Evidence, register
-from symcheck.claims.turner_fa import THETA_BOUNDS, _learn, _true
+from symcheck.models import turner_fa as fa
 from symcheck.models import turner_ica as ica
 
 SOURCE = "Turner, Berkes & Sahani"
@@ -33,8 +34,9 @@ def fig5_biases(theta2=FIG5_THETA2, sigma_y2=FIG5_SIGMA_Y2):
     """Learned θ₂ − true θ₂ for zero-temperature EM and the free energy, with accuracies; rows (θ₂, σ_y², bz, bf, tol)."""
     rows = []
     for t2, sy2 in itertools.product(theta2, sigma_y2):
-        vz, tz = _learn("zero_temperature", "theta2", _true(t2, sy2), THETA_BOUNDS)
-        vf, tf = _learn("free_energy", "theta2", _true(t2, sy2), THETA_BOUNDS)
+        p = fa.fa_true_params(t2, sy2)
+        vz, tz = fa.fa_learn_with_tolerance("zero_temperature", "theta2", p, fa.THETA2_BOUNDS)
+        vf, tf = fa.fa_learn_with_tolerance("free_energy", "theta2", p, fa.THETA2_BOUNDS)
         rows.append((t2, sy2, vz - t2, vf - t2, tz + tf))
     return rows
 
