@@ -309,12 +309,14 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
     mean = g * Mu @ Mv.T
     steps, converged = [], False
     for sweep in range(1, max_sweeps + 1):
+        res = problem.R - mean  # R − gMuMvᵀ, kept current column by column (O(nm) per column)
         for j in range(k):
-            res_j = problem.R - g * (Mu @ Mv.T - np.outer(Mu[:, j], Mv[:, j]))
+            res += g * np.outer(Mu[:, j], Mv[:, j])
             p = 1 + g * g * np.sum(Mv[:, j] ** 2 + Sv[:, j]) / s2
-            Su[:, j], Mu[:, j] = 1 / p, g * res_j @ Mv[:, j] / (s2 * p)
+            Su[:, j], Mu[:, j] = 1 / p, g * res @ Mv[:, j] / (s2 * p)
             p = 1 + g * g * np.sum(Mu[:, j] ** 2 + Su[:, j]) / s2
-            Sv[:, j], Mv[:, j] = 1 / p, g * res_j.T @ Mu[:, j] / (s2 * p)
+            Sv[:, j], Mv[:, j] = 1 / p, g * res.T @ Mu[:, j] / (s2 * p)
+            res -= g * np.outer(Mu[:, j], Mv[:, j])
         new = g * Mu @ Mv.T
         steps.append(float(np.linalg.norm(new - mean)))
         mean = new
@@ -369,5 +371,6 @@ def fit_symvi(problem: MFProblem, rng, form: str = "corrected", n_draws: int = 1
     Mu, Mv = _split(res.x, problem)
     kl = symvi_kl(res.x[:-1].reshape(N, k), res.x[-1], E, form, method)[0]
     return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol,
-                     f"L-BFGS on {n_draws} fixed draws, sup-norm gradient {gmax:.1e} ≤ {gtol:g}",
+                     f"L-BFGS on {n_draws} fixed draws, {res.nit} iterations, sup-norm gradient {gmax:.1e} "
+                     f"(criterion ≤ {gtol:g}; {res.message})",
                      {"Mu": Mu, "Mv": Mv, "c": math.exp(res.x[-1]), "kl": kl, "form": form, "E": E})

@@ -39,16 +39,16 @@ from symcheck.models.moore_mf import (
 )
 from symcheck.models.moore_scalar import GOLDEN, log_marginal_u, mfvi_optimum, mfvi_product, ring_radius
 
-ORDER = 40
+ORDER = 35
 TITLE = "Moore's experiments (Figs. 1–4) with exact baselines"
 
 #: Fig. 4 configurations: (label, n = m, k, σ_n, matrices in full mode, in quick mode, SymVI variants).
 #: Moore used n = m = 40, k = 20, σ_n = 2 and 80 matrices; one SymVI fit there takes 10–20 s on the
 #: shared 2-core machine, so within the section's time budget the full report fits one such matrix and
-#: four of each smaller configuration (k/n = 1/2 as in Moore's; k = 2 where the exact ₀F₁ is a Bessel function).
+#: three of each smaller configuration (k/n = 1/2 as in Moore's; k = 2 where the exact ₀F₁ is a Bessel function).
 CONFIGS = (
-    ("n = m = 20, k = 10, σ_n = 2", 20, 10, 2.0, 4, 0, (("corrected", "laplace"), ("printed", "laplace"))),
-    ("n = m = 20, k = 2, σ_n = 3 (exact ₀F₁)", 20, 2, 3.0, 4, 1,
+    ("n = m = 20, k = 10, σ_n = 2", 20, 10, 2.0, 3, 0, (("corrected", "laplace"), ("printed", "laplace"))),
+    ("n = m = 20, k = 2, σ_n = 3 (exact ₀F₁)", 20, 2, 3.0, 3, 1,
      (("corrected", "exact"), ("printed", "exact"), ("printed", "laplace"))),
     ("Moore's size: n = m = 40, k = 20, σ_n = 2", 40, 20, 2.0, 1, 0, (("corrected", "laplace"), ("printed", "laplace"))),
 )
@@ -75,7 +75,7 @@ def _symvi_path(rs):
 def _scalar_figures(ctx):
     import matplotlib.pyplot as plt
 
-    rs = np.linspace(0.05, 4.0, 12 if ctx.quick else 30)
+    rs = np.linspace(0.05, 4.0, 12 if ctx.quick else 24)
     curves = {"Bayes": [], "MAP": [], "MFVI": [], "SymVI": []}
     bounds = {"log p(r)": [], "max eq. (2) (MFVI)": [], "max eq. (5) (SymVI)": []}
     for r, (sym, x_sym) in zip(rs, _symvi_path(rs)):
@@ -166,23 +166,25 @@ def _fig4(ctx):
         if reps == 0:
             continue
         rng = np.random.default_rng([ctx.seed, n, k])
-        rec = {"label": label, "n": n, "k": k, "sigma_n": s, "errors": {}, "spectra": {}, "notes": [], "ranks": {}}
+        rec = {"label": label, "n": n, "k": k, "sigma_n": s, "errors": {}, "spectra": {}, "notes": [], "ranks": {},
+               "failures": []}
         t0 = time.perf_counter()
-        for _ in range(reps):
+        for rep in range(reps):
             p, truth = sample_problem(n, n, k, s, rng)
             iso = fit_isotropic(p, rng)
             fits = {"MAP": map_closed_form(p), "MFVI (Nakajima)": nakajima_vb(p)[0], "isotropic MFVI": iso.mean}
-            conv = [iso.converged]
+            if not iso.converged:
+                rec["failures"].append(f"isotropic MFVI: {iso.criterion}")
             for form, method in variants:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     f = fit_symvi(p, rng, form=form, n_draws=N_DRAWS, method=method, start=iso)
                 name = f"SymVI {form} ({method})"
                 fits[name] = f.mean
-                conv.append(f.converged)
-                if method == "laplace" and len(rec["notes"]) < len(variants):
+                if not f.converged:
+                    rec["failures"].append(f"{name}: {f.criterion}")
+                if method == "laplace" and rep == 0:
                     rec["notes"].append((name, *_laplace_kl_error(f, k, rng)))
-            rec.setdefault("converged", []).append(all(conv))
             for name, Y in fits.items():
                 sv = np.linalg.svd(Y, compute_uv=False)[:k]
                 rec["errors"].setdefault(name, []).append(reconstruction_error(Y, truth))
@@ -250,8 +252,9 @@ def render(ctx) -> str:
                  "draws per coset) below. Errors are mean ± SE over the matrices.\n")
     verdicts = []
     for rec in fig4:
-        lines.append(f"**{rec['label']}** — {rec['reps']} matrices, {rec['seconds']:.0f} s, all fits converged: "
-                     f"{all(rec['converged'])}; thresholds γ_VB = {rec['threshold'][0]:.2f} (MFVI), σ_n²√k = "
+        failed = "; ".join(rec["failures"]) or "none"
+        lines.append(f"**{rec['label']}** — {rec['reps']} matrices, {rec['seconds']:.0f} s; fits short of the "
+                     f"gradient criterion: {failed}; thresholds γ_VB = {rec['threshold'][0]:.2f} (MFVI), σ_n²√k = "
                      f"{rec['threshold'][1]:.2f} (MAP).\n")
         lines.append("| method | reconstruction error | traits used (mean of k = " + str(rec["k"]) + ") |")
         lines.append("|---|---|---|")
