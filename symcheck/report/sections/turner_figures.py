@@ -47,6 +47,12 @@ def _claim(ctx, claim_id: str) -> str:
     return f"[`{claim_id}`]({paper_page('turner')}#{claim_id})" + (f" ({status})" if status else "")
 
 
+def _save(ctx, fig, k: int, data) -> str:
+    """Write Fig. ``k``'s plot and its numbers (``turner_fig<k>.png``, ``.json``); return the plot's name."""
+    ctx.write_json(f"turner_fig{k}", data)
+    return ctx.save_figure(fig, f"turner_fig{k}")
+
+
 def _argmax(f, lo: float, hi: float) -> float:
     """Maximiser of a scalar function on [lo, hi] (bounded Brent, xatol 1e-10)."""
     return float(optimize.minimize_scalar(lambda v: -f(v), bounds=(lo, hi), method="bounded", options={"xatol": 1e-10}).x)
@@ -261,8 +267,7 @@ def render(ctx) -> str:
     out = [__doc__.split("\n\n", 1)[1].strip(), ""]
 
     fig, learned2 = _fig2(plt, 15 if quick else 80)
-    name = ctx.save_figure(fig, "turner_fig2")
-    ctx.write_json("turner_fig2", learned2)
+    name = _save(ctx, fig, 2, learned2)
     kinds = ("likelihood", "q1", "q2", "q3", "printed q1", "printed q2", "printed q3", "zero_temperature")
     out += ["### Fig. 2: biases of the LDS free energies\n",
             "Caption: with λ = 0.9, σ_x² = 0.19, σ_y² = 0.43 the free energies of q1–q3 and zero-temperature EM learn "
@@ -285,8 +290,7 @@ def render(ctx) -> str:
     fig, top, bottom, l3 = _curves(plt, "theta2", p3, np.linspace(0.01, np.pi / 2, 30 if quick else 200), fa.THETA2_BOUNDS,
                                    np.linspace(0.01, np.pi / 2, 30 if quick else 200), "θ₂ (rad; θ₁ = 0)")
     top.set_title(f"Fig. 3: learning θ₂ (true π/8, w₁ = w₂ = 1, σ_y² = {p3['sigma_y2']})")
-    name = ctx.save_figure(fig, "turner_fig3")
-    ctx.write_json("turner_fig3", l3)
+    name = _save(ctx, fig, 3, l3)
     out += ["### Fig. 3: learning θ₂\n",
             "Caption: the free energy peaks closer to π/2 than the likelihood (at π/8); zero-temperature EM is biased, "
             f"less so than the variational method. Learned θ₂: likelihood {l3['likelihood']:.4f}, free energy "
@@ -298,8 +302,7 @@ def render(ctx) -> str:
             "the figure appears to have been drawn with the printed KL.\n", f"![{name}]({name})\n"]
 
     fig, rows4 = _fig4(plt, 5 if quick else 24)
-    name = ctx.save_figure(fig, "turner_fig4")
-    ctx.write_json("turner_fig4", rows4)
+    name = _save(ctx, fig, 4, rows4)
     small = [r for r in rows4 if r["sigma_y2"] == 0.01]
     peak = max(small, key=lambda r: r["free_energy"])
     par = [r for r in rows4 if r["theta2"] == rows4[0]["theta2"]]  # the most nearly parallel weights
@@ -315,8 +318,7 @@ def render(ctx) -> str:
             f"![{name}]({name})\n"]
 
     fig, rows5 = _fig5(plt, 4 if quick else 16)
-    name = ctx.save_figure(fig, "turner_fig5")
-    ctx.write_json("turner_fig5", rows5)
+    name = _save(ctx, fig, 5, rows5)
     worst = max(abs(r["zero_temperature"] - r["free_energy"]) for r in rows5)
     out += ["### Fig. 5: zero-temperature bias against the noise\n",
             "Caption: the zero-temperature EM bias is often very large and depends on the noise in a complex manner, "
@@ -330,8 +332,7 @@ def render(ctx) -> str:
                                    np.geomspace(0.1, 100.0, 20 if quick else 120), "w₂ (true 1; w₁ = 1, Δθ = π/4)")
     bottom.set_xscale("log")
     top.set_title(f"Fig. 6: learning w₂ (σ_y² = {p6['sigma_y2']})")
-    name = ctx.save_figure(fig, "turner_fig6")
-    ctx.write_json("turner_fig6", l6)
+    name = _save(ctx, fig, 6, l6)
     out += ["### Fig. 6: learning w₂\n",
             "Caption: the free energy peaks closer to 0 than the likelihood (at 1); the zero-temperature objective "
             f"increases without bound in w₂. Confirmed: learned w₂ by likelihood {l6['likelihood']:.4f}, free energy "
@@ -341,8 +342,7 @@ def render(ctx) -> str:
             f"![{name}]({name})\n"]
 
     fig, rows7 = _fig7(plt, 5 if quick else 16)
-    name = ctx.save_figure(fig, "turner_fig7")
-    ctx.write_json("turner_fig7", rows7)
+    name = _save(ctx, fig, 7, rows7)
     trends = []
     for d in sorted({r["dtheta"] for r in rows7}):
         v = np.array([x["free_energy"] for x in rows7 if x["dtheta"] == d])
@@ -364,8 +364,7 @@ def render(ctx) -> str:
             f"![{name}]({name})\n"]
 
     fig, modes, mu, Sigma, post_var = _fig8(plt, 81 if quick else 301)
-    name = ctx.save_figure(fig, "turner_fig8")
-    ctx.write_json("turner_fig8", {"modes": [list(map(float, m)) for m in modes], "q_mean": mu.tolist(), "q_cov": Sigma.tolist()})
+    name = _save(ctx, fig, 8, {"modes": [list(map(float, m)) for m in modes], "q_mean": mu.tolist(), "q_cov": Sigma.tolist()})
     out += ["### Fig. 8: ICA posterior and its variational approximation\n",
             f"Caption: the posterior of an over-complete ICA model is multi-modal, the variational one unimodal and compact. "
             f"Confirmed at σ² = {FIG8['sigma2']}, σ_y² = {FIG8['sigma_y2']}, y = {FIG8['y']}: the exact posterior "
@@ -374,8 +373,7 @@ def render(ctx) -> str:
             "Same contour levels in both panels.\n", f"![{name}]({name})\n"]
 
     fig, grid, L, F = _fig9(plt, 6 if quick else 20)
-    name = ctx.save_figure(fig, "turner_fig9")
-    ctx.write_json("turner_fig9", {"sigma2": grid.tolist(), "loglik": L.tolist(), "free_energy": F.tolist(), **FIG9})
+    name = _save(ctx, fig, 9, {"sigma2": grid.tolist(), "loglik": L.tolist(), "free_energy": F.tolist(), **FIG9})
     out += ["### Fig. 9: learning the sparseness\n",
             "Caption: the likelihood peaks at the true sparseness, the free energy at zero sparseness. Confirmed with "
             f"σ²_true = {FIG9['sigma2_true']}, σ_y² = {FIG9['sigma_y2']}: on this grid the likelihood peaks at σ² = "
