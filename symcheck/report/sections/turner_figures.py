@@ -59,10 +59,9 @@ def _argmax(f, lo: float, hi: float) -> float:
 
 
 def _peak(ax, x, y, **kw):
-    """Plot y − max(y) against x; return the line."""
+    """Plot y − max(y) against x."""
     y = np.asarray(y, dtype=float)
-    line, = ax.plot(x, y - np.max(y), **kw)
-    return line
+    ax.plot(x, y - np.max(y), **kw)
 
 
 # ----- Fig. 2: LDS ----------------------------------------------------------------------------
@@ -78,6 +77,13 @@ def _lds(kind, parameter, value):
     return lds.lds_objective(kind, S, *p)
 
 
+def _lds_learned(kind, parameter):
+    """Maximiser of :func:`_lds` over ``parameter`` on the claim's search interval."""
+    if kind.startswith("printed"):
+        return _argmax(lambda v: _lds(kind, parameter, v), *FIG2_BOUNDS[parameter])
+    return lds.lds_learn(kind, parameter, FIG2, FIG2_BOUNDS[parameter])
+
+
 def _fig2(plt, n):
     ranges = {"lam": (0.6, 0.999), "sigma_y2": (0.05, 1.2), "sigma_x2": (0.02, 0.6)}
     kinds = ("likelihood", "q1", "q2", "q3", "printed q1", "printed q2", "printed q3")
@@ -86,9 +92,7 @@ def _fig2(plt, n):
     learned = {}
     for col, parameter in enumerate(("lam", "sigma_y2", "sigma_x2")):  # the caption's panels A, B, C
         grid = np.linspace(*ranges[parameter], n)
-        lo, hi = FIG2_BOUNDS[parameter]
-        learned[parameter] = {k: _argmax(lambda v, k=k: _lds(k, parameter, v), lo, hi)
-                              for k in kinds + ("zero_temperature",)}
+        learned[parameter] = {k: _lds_learned(k, parameter) for k in kinds + ("zero_temperature",)}
         top, bottom = axes[0, col], axes[1, col]
         for ax, ks in ((top, kinds), (bottom, ("likelihood", "zero_temperature"))):
             for k in ks:
@@ -123,6 +127,7 @@ def _fa(kind, p, **change):
 
 
 def _fa_learned(kind, parameter, p, bounds):
+    """Maximiser of :func:`_fa` over ``parameter`` on ``bounds`` (:func:`fa.fa_learn` for the model's own kinds)."""
     if kind == "printed":
         return _argmax(lambda v: _fa("printed", p, **{parameter: v}), *bounds)
     return fa.fa_learn(kind, parameter, p, bounds)
