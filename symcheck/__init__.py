@@ -3,7 +3,8 @@
 Public API (see each function's docstring for the paper and equation it implements):
 
 ₀F₁ of matrix argument
-    :func:`log_hyp0f1`, :func:`log_hyp0f1_mc`, :func:`grad_log_hyp0f1`, :func:`hyp0f1_reference`
+    :func:`log_hyp0f1` (with ``return_error``/``return_info``: :class:`Hyp0f1Info`,
+    :class:`Hyp0f1AccuracyWarning`), :func:`log_hyp0f1_mc`, :func:`grad_log_hyp0f1`, :func:`hyp0f1_reference`
 Haar sampling
     :func:`haar_orthogonal`
 Gaussian KL divergences (full, diagonal, matrix-variate) and the optimal factored Gaussian
@@ -20,7 +21,14 @@ Orthogonal symmetry O(k) on matrix columns (Moore App. A): exact / Monte Carlo l
 """
 
 from symcheck.haar import haar_orthogonal
-from symcheck.hyp0f1 import grad_log_hyp0f1, hyp0f1_reference, log_hyp0f1, log_hyp0f1_mc
+from symcheck.hyp0f1 import (
+    Hyp0f1AccuracyWarning,
+    Hyp0f1Info,
+    grad_log_hyp0f1,
+    hyp0f1_reference,
+    log_hyp0f1,
+    log_hyp0f1_mc,
+)
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, kl_matrix_normal, optimal_factored_gaussian
 from symcheck.gaussian import entropy_gaussian
 from symcheck.groups import Group, MLPPermutation, SignFlip
@@ -56,6 +64,8 @@ __all__ = [
     "fit_factored_gaussian_numerically",
     "grad_log_hyp0f1",
     "haar_orthogonal",
+    "Hyp0f1AccuracyWarning",
+    "Hyp0f1Info",
     "hyp0f1_reference",
     "kl_gaussian",
     "kl_matrix_normal",

@@ -140,8 +140,8 @@ def symmetrization_gap(mean, var, group, rng=None, n_samples: int = 4096):
     exact = getattr(group, "exact_gap", None)
     if exact is not None:
         val = exact(mean, var)
-        if val is not None:
-            return float(val), 0.0
+        if val is not None:  # a NaN is never "exact": a group's route must give a number
+            return float(check_finite_result(val, "mean, var", f"the exact KL gap of {group.name}")), 0.0
     if rng is None:
         raise ValueError("rng is required: this group's gap is estimated by Monte Carlo")
     rng = check_rng(rng)

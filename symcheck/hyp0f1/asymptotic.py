@@ -154,16 +154,23 @@ def order_patterns(p: int) -> wick.PatternSum:
 
 
 def _coset_terms(st: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """T₁..T_{n_terms} (n, n_terms) for signed singular values ``st`` (n, k), and their rounding bounds."""
+    """T₁..T_{n_terms} (n, n_terms) for signed singular values ``st`` (n, k), and their rounding bounds.
+
+    T_p is homogeneous of degree −p in σ, so it is evaluated at σ/max|σ| and scaled back:
+    the monomials of σ inside the patterns overflow from σ ≈ 1e100 on otherwise.
+    """
     k = st.shape[1]
+    scale = np.max(np.abs(st), axis=1)
+    unit = st / scale[:, None]
     with np.errstate(divide="ignore"):  # the diagonal (2σᵢ, possibly 0) is overwritten
-        v = 1.0 / (st[:, :, None] + st[:, None, :])
+        v = 1.0 / (unit[:, :, None] + unit[:, None, :])
     idx = np.arange(k)
     v[:, idx, idx] = 0.0
     vals = np.zeros((st.shape[0], n_terms))
     rnd = np.zeros_like(vals)
     for p in range(1, n_terms + 1):
-        vals[:, p - 1], rnd[:, p - 1] = wick.evaluate(order_patterns(p), st, v)
+        t, r = wick.evaluate(order_patterns(p), unit, v)
+        vals[:, p - 1], rnd[:, p - 1] = t * (1.0 / scale) ** p, r * (1.0 / scale) ** p
     return vals, rnd
 
 

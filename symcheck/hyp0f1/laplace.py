@@ -75,11 +75,11 @@ def _saddle(sig, k, variant, y, a, dy):
                 y[i] = u / (s + 1.0)
                 a[i] = 2.0 / (1.0 + s)
                 dy[i] = (2.0 / k) / (s * (s + 1.0))
-            else:
+            else:  # divided by den twice: den² and s·den² would overflow for u ≳ 1e100
                 den = k * s + 1.0
                 y[i] = k * u / den
-                a[i] = (k * k + 2.0 * k * s + 1.0) / (den * den)
-                dy[i] = 2.0 * (k + s) / (s * den * den)
+                a[i] = (k * k + 2.0 * k * s + 1.0) / den / den
+                dy[i] = 2.0 * (k + s) / (s * den) / den
         else:  # w = 1/u, h = s/u = sqrt(1 + w²)
             w = (0.5 * k) / sig[i]
             h = math.sqrt(1.0 + w * w)

@@ -1,0 +1,666 @@
+"""Holonomic gradient method (HGM) for ₀F₁(k/2; AAᵀ/4): Muirhead's Pfaffian system on a ray.
+
+F(x) = ₀F₁(b; diag(x)), b = k/2, xᵢ = σᵢ²/4, satisfies for every i (Muirhead 1982, Thm. 7.5.6)
+
+    xᵢ ∂ᵢ²F + b ∂ᵢF + ½ Σ_{j≠i} x_j (∂ᵢF − ∂_jF)/(xᵢ − x_j) = F.                          (1)
+
+Zero singular values are dropped: with m ≤ k non-zero σ, F is the same series in m variables with
+the same b (zonal polynomials vanish when a part exceeds the number of non-zero variables), and
+(1) holds in those m variables. The system has holonomic rank 2^m: the square-free derivatives
+∂_S F, S ⊆ {1..m}, determine every other derivative.
+
+State and Pfaffian. On the ray σ(s) = s·σ, s ∈ (0, 1], put yᵢ = sσᵢ/2 (so xᵢ = yᵢ²) and
+
+    G_S(s) = ∏_{i∈S} yᵢ · ∂_S F(x(s)) = E_Haar[∏_{i∈S} Tᵢᵢ · exp(s Σᵢ σᵢTᵢᵢ)],            (2)
+
+(the second form: ∂/∂xᵢ = (1/2yᵢ)∂/∂yᵢ under the integral ∫ exp(2Σyᵢ Tᵢᵢ) dT). Differentiating (1)
+along S∖{i} (coefficients depend on xᵢ and one other x_l each, so only first derivatives of them
+appear) gives, for i ∈ S, S' = S∖{i}, the recursion (over sets of increasing size)
+
+    Q(i, S) := yᵢ ∏_{l∈S} y_l · ∂ᵢ∂_S F
+             = G_{S'} − (aᵢ/s) G_S + (1/s) Σ_{j≠i} βᵢⱼ · [Q(j, S') if j ∈ S' else G_{S'∪j}]
+               + (1/s²) Σ_{l∈S'} γᵢₗ (σᵢ G_{S'} − σₗ G_{S∖l}),
+    aᵢ = (2b + Σ_{j≠i} σⱼ²/(σᵢ² − σⱼ²))/σᵢ,  βᵢⱼ = σⱼ/(σᵢ² − σⱼ²),  γᵢₗ = 2σᵢ/(σᵢ² − σₗ²)²,
+
+and then dG_S/ds = (|S|/s) G_S + Σ_{i∉S} σᵢ G_{S∪i} + Σ_{i∈S} σᵢ Q(i, S). (Checked against finite
+differences of the k = 2 closed form and the k = 3 integral in the tests.)
+
+Walsh basis and exponential integrator. The leading part Σᵢ σᵢ G_{S △ i} is diagonalised by the
+Walsh–Hadamard transform W_ε = Σ_S ε^S G_S (ε ∈ {±1}^m), with eigenvalues Σᵢ εᵢσᵢ: the 2^m
+asymptotic solutions e^{sΣεᵢσᵢ}. The state is integrated in that basis, rescaled by e^{sΣσ}s^d
+(d = −[m(m−1)/2 + m(k−m)]/2, the power law of the dominant solution), so the linear part
+L_ε = Σεᵢσᵢ − Σσ ≤ 0 is diagonal and constant and is integrated exactly, while the coupling
+N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit: the exponential Runge–Kutta method of
+Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4), with step-doubling error control and
+local extrapolation. The stiffness Σσ of the asymptotic solutions never limits the step.
+
+Initial values. At s₀ = ŝ/Σ|σᵢ| (ŝ = 1) the 2^m values (2) come from the zonal series with
+derivatives (Koev & Edelman 2006 branching, one variable at a time, each level carrying a
+"differentiated or not" flag per variable). By (2) the part of G_S of total degree n in y is
+bounded by ŝⁿ/n! (|Tᵢᵢ| ≤ 1), so truncating at partition size M leaves at most
+Σ_{n ≥ 2M+2−m} ŝⁿ/n! in every component: M is chosen so this is ≤ 1e-18 (G_∅ ≥ 1).
+
+Coincident σ. The coefficients βᵢⱼ, γᵢₗ blow up where σᵢ = σⱼ although F is analytic there, and
+a ray loses digits to cancellation once two σ are closer than ~1e-3 (measured: 1e-13 at a gap of
+1e-2, 7e-9 at 1e-4). Runs of consecutive sorted σ closer than ``CLUSTER_GAP``·max(1, σ) are spread:
+σ(g) = σ + g·c, with c centred and equispaced (unit spacing) inside each run (ordered
+like the run so positive g widens every gap). Let P reverse each run; P c = −c and F is symmetric,
+so φ(−g) = log F(Pσ + g c). The even part φₑ(g) = [φ(g) + φ(−g)]/2 is analytic and even in g,
+φₑ(g) = log F(σ) + c₁g² + c₂g⁴ + …; the HGM computes it at g = g₀, 2g₀, …, ``RICHARDSON``·g₀ (one
+ray per point for exact ties, where φ is even, two otherwise), and the polynomial in g² through
+those values is evaluated at g = 0 (Richardson extrapolation, error O(g₀^{2·RICHARDSON})). The error
+estimate is the change from the extrapolation with one point fewer plus the ray errors times the
+sum of |extrapolation weights|. g₀ ≤ ``SPREAD``·max(1, m − 5) is cut so no run comes closer than half its
+distance to a neighbouring σ or to 0; below ``MIN_SPREAD`` the method raises ValueError.
+
+Tiny σ. A σᵢ with σᵢ²/2 ≤ ``DROP_TOL`` is set to 0 (then dropped): ∂²log F/∂σᵢ² is a variance of
+Tᵢᵢ ∈ [−1, 1] and ∂log F/∂σᵢ = 0 at σᵢ = 0, so this changes log F by at most σᵢ²/2.
+
+Validity. Every non-negative σ with m ≤ ``MAX_M`` non-zero values and clusters that stay positive
+when spread; cost grows like 2^m·m² per coupling evaluation times the number of steps (~ the
+largest σ): the report gives the measured cost and error by k.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from symcheck.hyp0f1 import series
+
+__all__ = ["CLUSTER_GAP", "MAX_M", "log_hyp0f1_holonomic"]
+
+#: Scaled starting point of the ray, ŝ = s₀ Σ|σᵢ|.
+S_HAT = 1.0
+#: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
+INIT_TOL = 1e-18
+#: Consecutive sorted σ closer than this times max(1, σ) form a cluster (spread + extrapolated).
+CLUSTER_GAP = 1e-3
+#: Spreading step g₀ of a cluster with m non-zero σ: SPREAD·m (measured: a ray with m = 6 and
+#: spacing 0.05 loses 5e-9 to cancellation, with spacing 0.1 under 1e-10).
+SPREAD = 0.02
+#: Number of spread points of the Richardson extrapolation in g².
+RICHARDSON = 5
+#: σᵢ with σᵢ²/2 below this are set to 0 (module docstring: changes log F by ≤ σᵢ²/2).
+DROP_TOL = 1e-20
+_DROP_SIGMA = math.sqrt(2 * DROP_TOL)
+#: Largest Σσ the method accepts: its step count grows like Σσ (~300 steps at Σσ = 1000, k = 3);
+#: beyond, the asymptotic expansion is accurate and cheap.
+MAX_SIGMA_SUM = 1e5
+#: Largest number of non-zero σ the method accepts (rank 2^m state).
+MAX_M = 12
+#: Smallest admissible spreading step g₀ (below it the spread rays lose digits to cancellation).
+MIN_SPREAD = 0.005
+
+
+# --------------------------------------------------------------------------- Walsh transform
+
+@njit(cache=True)
+def _walsh(v):
+    """In-place unnormalised Walsh–Hadamard transform: v_E ← Σ_S (−1)^{|S ∧ E|} v_S."""
+    n = v.shape[0]
+    h = 1
+    while h < n:
+        for i in range(0, n, 2 * h):
+            for j in range(i, i + h):
+                a = v[j]
+                b = v[j + h]
+                v[j] = a + b
+                v[j + h] = a - b
+        h *= 2
+
+
+# --------------------------------------------------------------------------- Pfaffian coupling
+
+@njit(cache=True)
+def _coefficients(sig, b):
+    """aᵢ, βᵢⱼ, γᵢₗ of the module docstring for (real or complex) σ of shape (m,)."""
+    m = sig.shape[0]
+    a = np.empty(m, dtype=sig.dtype)
+    beta = np.zeros((m, m), dtype=sig.dtype)
+    gamma = np.zeros((m, m), dtype=sig.dtype)
+    for i in range(m):
+        acc = 2.0 * b + 0.0 * sig[i]
+        for j in range(m):
+            if j != i:
+                d = sig[i] * sig[i] - sig[j] * sig[j]
+                acc += sig[j] * sig[j] / d
+                beta[i, j] = sig[j] / d
+                gamma[i, j] = 2.0 * sig[i] / (d * d)
+        a[i] = acc / sig[i]
+    return a, beta, gamma
+
+
+@njit(cache=True)
+def _set_levels(m):
+    """Subsets of {0..m−1} as bit masks ordered by size: (masks, level starts, position in level)."""
+    n = 1 << m
+    counts = np.zeros(m + 2, dtype=np.int64)
+    for S in range(n):
+        counts[_popcount(S) + 1] += 1
+    start = np.cumsum(counts)
+    fill = start[:-1].copy()
+    masks = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    for S in range(n):
+        c = _popcount(S)
+        masks[fill[c]] = S
+        pos[S] = fill[c] - start[c]
+        fill[c] += 1
+    return masks, start, pos
+
+
+@njit(cache=True)
+def _popcount(S):
+    c = 0
+    while S:
+        S &= S - 1
+        c += 1
+    return c
+
+
+class _Pfaffian:
+    """Per-σ data of the coupling (coefficients, subset levels and work arrays)."""
+
+    def __init__(self, sig, b):
+        m = sig.shape[0]
+        n = 1 << m
+        a, beta, gamma = _coefficients(sig, b)
+        masks, start, pos = _set_levels(m)
+        widest = int(np.max(np.diff(start)))
+        dt = sig.dtype
+        self.args = (sig, a, np.ascontiguousarray(beta.T), np.ascontiguousarray(gamma.T), _gamma_sums(gamma, n),
+                     masks, start, pos, np.empty(n, dt), np.empty((n, m), dt), np.empty((widest, m), dt),
+                     np.empty((widest, m), dt))
+
+
+@njit(cache=True)
+def _gamma_sums(gamma, n):
+    """gsum[S, i] = Σ_{l∈S} γᵢₗ."""
+    m = gamma.shape[0]
+    out = np.zeros((n, m), dtype=gamma.dtype)
+    for S in range(n):
+        for i in range(m):
+            acc = 0.0 * gamma[0, 0]
+            for l in range(m):
+                if (S >> l) & 1:
+                    acc += gamma[i, l]
+            out[S, i] = acc
+    return out
+
+
+@njit(cache=True)
+def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, G, Q, X, P):
+    """out = N(s)·Y in the Walsh basis (everything of dY/ds except the diagonal L·Y).
+
+    The recursion runs over subset sizes; at each size the sums over j of βᵢⱼ·X(S')ⱼ and of
+    γᵢₗσₗG_{S∖l} are matrix products (BLAS). G, Q, X, P are work arrays.
+    """
+    n = Y.shape[0]
+    m = sig.shape[0]
+    inv_n = 1.0 / n
+    for S in range(n):
+        G[S] = Y[S] * inv_n
+    _walsh(G)  # the transform is its own inverse up to 1/n
+    inv_s = 1.0 / s
+    inv_s2 = inv_s * inv_s
+    out[0] = -shift * inv_s * G[0]
+    for lev in range(1, m + 1):
+        p0, p1 = start[lev - 1], start[lev]
+        for r in range(p1 - p0):  # X(S')ⱼ = Q(j, S') for j ∈ S', G_{S'∪j} otherwise
+            Sp = masks[p0 + r]
+            for j in range(m):
+                X[r, j] = Q[Sp, j] if (Sp >> j) & 1 else G[Sp | (1 << j)]
+        XB = np.dot(X[: p1 - p0], betaT)
+        c1 = start[lev + 1]
+        for r in range(c1 - p1):  # σₗ G_{S∖l} for l ∈ S
+            S = masks[p1 + r]
+            for l in range(m):
+                P[r, l] = sig[l] * G[S ^ (1 << l)] if (S >> l) & 1 else 0.0 * G[0]
+        ZG = np.dot(P[: c1 - p1], gammaT)
+        for r in range(c1 - p1):
+            S = masks[p1 + r]
+            gs = G[S]
+            acc = 0.0 * gs
+            for i in range(m):
+                if (S >> i) & 1:
+                    Sp = S ^ (1 << i)
+                    gp = G[Sp]
+                    q = (-a[i] * gs + XB[pos[Sp], i]) * inv_s + (sig[i] * gp * gsum[S, i] - ZG[r, i]) * inv_s2
+                    Q[S, i] = gp + q
+                    acc += sig[i] * q
+            out[S] = acc + (lev - shift) * inv_s * gs
+    _walsh(out)
+
+
+# --------------------------------------------------------------------------- exponential RK
+
+@njit(cache=True)
+def _phi123(z):
+    """φ₁(z), φ₂(z), φ₃(z) (φ_j(z) = Σ_k z^k/(k+j)!), Taylor for |z| < 1, closed forms otherwise."""
+    if abs(z) < 1.0:
+        p1 = 0.0 * z
+        p2 = 0.0 * z
+        p3 = 0.0 * z
+        term = 1.0 + 0.0 * z  # z^k / k!
+        for k in range(22):
+            p1 += term / (k + 1)
+            p2 += term / ((k + 1) * (k + 2))
+            p3 += term / ((k + 1) * (k + 2) * (k + 3))
+            term = term * z / (k + 1)
+        return p1, p2, p3
+    e = np.exp(z)
+    p1 = (e - 1.0) / z
+    p2 = (e - 1.0 - z) / (z * z)
+    p3 = (e - 1.0 - z - 0.5 * z * z) / (z * z * z)
+    return p1, p2, p3
+
+
+@njit(cache=True)
+def _ho_weights(L, h, w):
+    """Per-mode weights of the Hochbruck–Ostermann scheme for step h: rows of w (11, n).
+
+    Rows: e^{hL}, e^{hL/2}, a21, a31, a32, a41, a42(=a43), a51, a52(=a53), a54, b1, b4, b5
+    (all multiplied by h except the two exponentials); see _ho_step.
+    """
+    for e in range(L.shape[0]):
+        z = h * L[e]
+        p1, p2, p3 = _phi123(z)
+        q1, q2, q3 = _phi123(0.5 * z)
+        a52 = 0.5 * q2 - p3 + 0.25 * p2 - 0.5 * q3
+        a54 = 0.25 * q2 - a52
+        w[0, e] = np.exp(z)
+        w[1, e] = np.exp(0.5 * z)
+        w[2, e] = h * 0.5 * q1
+        w[3, e] = h * (0.5 * q1 - q2)
+        w[4, e] = h * q2
+        w[5, e] = h * (p1 - 2.0 * p2)
+        w[6, e] = h * p2
+        w[7, e] = h * (0.5 * q1 - 2.0 * a52 - a54)
+        w[8, e] = h * a52
+        w[9, e] = h * a54
+        w[10, e] = h * (p1 - 3.0 * p2 + 4.0 * p3)
+        w[11, e] = h * (-p2 + 4.0 * p3)
+        w[12, e] = h * (4.0 * p2 - 8.0 * p3)
+
+
+@njit(cache=True)
+def _ho_step(u, t, h, w, pf, shift, work, out):
+    """One step of the exponential RK method of Hochbruck & Ostermann (2005), eq. (5.19).
+
+    c = (0, ½, ½, 1, ½); U₂ = e^{hL/2}u + h a₂₁N₁, U₃ = e^{hL/2}u + h(a₃₁N₁ + a₃₂N₂),
+    U₄ = e^{hL}u + h(a₄₁N₁ + a₄₂(N₂ + N₃)), U₅ = e^{hL/2}u + h(a₅₁N₁ + a₅₂(N₂ + N₃) + a₅₄N₄),
+    u⁺ = e^{hL}u + h(b₁N₁ + b₄N₄ + b₅N₅).
+    """
+    N1, N2, N3, N4, N5, U = work
+    _coupling(u, t, shift, N1, *pf)
+    for e in range(u.shape[0]):
+        U[e] = w[1, e] * u[e] + w[2, e] * N1[e]
+    _coupling(U, t + 0.5 * h, shift, N2, *pf)
+    for e in range(u.shape[0]):
+        U[e] = w[1, e] * u[e] + w[3, e] * N1[e] + w[4, e] * N2[e]
+    _coupling(U, t + 0.5 * h, shift, N3, *pf)
+    for e in range(u.shape[0]):
+        U[e] = w[0, e] * u[e] + w[5, e] * N1[e] + w[6, e] * (N2[e] + N3[e])
+    _coupling(U, t + h, shift, N4, *pf)
+    for e in range(u.shape[0]):
+        U[e] = w[1, e] * u[e] + w[7, e] * N1[e] + w[8, e] * (N2[e] + N3[e]) + w[9, e] * N4[e]
+    _coupling(U, t + 0.5 * h, shift, N5, *pf)
+    for e in range(u.shape[0]):
+        out[e] = w[0, e] * u[e] + w[10, e] * N1[e] + w[11, e] * N4[e] + w[12, e] * N5[e]
+
+
+@njit(cache=True)
+def _integrate(Y, s0, lam, L, pf, shift, tol, max_steps):
+    """Integrate the rescaled Walsh state Y from s₀ to 1 (in place).
+
+    ``L`` is the diagonal linear part, ``lam`` = Σσ the rescaling rate, ``pf`` the coupling
+    data of :class:`_Pfaffian`. Returns (log of the accumulated scale, sum of local error
+    estimates, accepted steps, rejected steps); the error is +inf if ``max_steps`` ran out.
+    Local error: ‖u_h − u_{h/2,h/2}‖∞ / (15‖u‖∞) (step doubling, order 4); the accepted value
+    is the locally extrapolated u_{h/2,h/2} + (u_{h/2,h/2} − u_h)/15.
+    """
+    n = Y.shape[0]
+    dt = Y.dtype
+    work = (np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt))
+    w_full = np.empty((13, n), dt)
+    w_half = np.empty((13, n), dt)
+    big = np.empty(n, dt)
+    mid = np.empty(n, dt)
+    small = np.empty(n, dt)
+    logscale = 0.0 * lam
+    err_sum = 0.0
+    t = s0
+    h = 0.02 * s0
+    accepted = 0
+    rejected = 0
+    while t < 1.0:
+        if accepted + rejected >= max_steps:
+            return logscale, np.inf, accepted, rejected
+        last = t + h >= 1.0
+        if last:
+            h = 1.0 - t
+        _ho_weights(L, h, w_full)
+        _ho_weights(L, 0.5 * h, w_half)
+        _ho_step(Y, t, h, w_full, pf, shift, work, big)
+        _ho_step(Y, t, 0.5 * h, w_half, pf, shift, work, mid)
+        _ho_step(mid, t + 0.5 * h, 0.5 * h, w_half, pf, shift, work, small)
+        diff = 0.0
+        norm = 0.0
+        for e in range(n):
+            diff = max(diff, abs(small[e] - big[e]))
+            norm = max(norm, abs(small[e]))
+        err = diff / (15.0 * norm)
+        if err <= tol:
+            for e in range(n):
+                Y[e] = (small[e] + (small[e] - big[e]) / 15.0) / norm
+            logscale += math.log(norm) + lam * h + shift * math.log((t + h) / t)
+            err_sum += err
+            t = 1.0 if last else t + h
+            accepted += 1
+        else:
+            rejected += 1
+        fac = 0.9 * (tol / max(err, 1e-300)) ** 0.2
+        h *= min(3.0, max(0.2, fac))
+    return logscale, err_sum, accepted, rejected
+
+
+# --------------------------------------------------------------------------- initial values
+
+@njit(cache=True)
+def _pairs(parts, m):
+    """All (κ, μ) with κ/μ a horizontal strip (κᵢ₊₁ ≤ μᵢ ≤ κᵢ), κ a row of ``parts`` (≤ m parts).
+
+    Returns (kappa_idx, mu_idx, strip = |κ| − |μ|, ψ_{κ/μ}, ℓ(κ), ℓ(μ)); ψ as in
+    :mod:`symcheck.hyp0f1.series` (it does not depend on the number of variables).
+    """
+    n = parts.shape[0]
+    degree = 0
+    for r in range(n):
+        degree = max(degree, parts[r].sum())
+    index = Dict.empty(key_type=types.int64, value_type=types.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    lens = np.zeros(n, dtype=np.int64)
+    npairs = 0
+    for r in range(n):
+        index[series._key(parts[r])] = r
+        sizes[r] = parts[r].sum()
+        c = 1
+        for i in range(m):
+            if parts[r, i] > 0:
+                lens[r] += 1
+            nxt = parts[r, i + 1] if i + 1 < m else 0
+            c *= parts[r, i] - nxt + 1
+        npairs += c
+    kap_idx = np.empty(npairs, dtype=np.int64)
+    mu_idx = np.empty(npairs, dtype=np.int64)
+    strip = np.empty(npairs, dtype=np.int64)
+    psi = np.empty(npairs, dtype=np.float64)
+    kc = np.zeros(degree + 1, dtype=np.int64)
+    mc = np.zeros(degree + 1, dtype=np.int64)
+    mu = np.zeros(m, dtype=np.int64)
+    q = 0
+    for r in range(n):
+        kap = parts[r]
+        kc[:] = 0
+        series._conjugate(kap, kc)
+        for i in range(m):
+            mu[i] = kap[i + 1] if i + 1 < m else 0
+        while True:
+            mc[:] = 0
+            series._conjugate(mu, mc)
+            mi = index[series._key(mu)]
+            kap_idx[q] = r
+            mu_idx[q] = mi
+            strip[q] = sizes[r] - sizes[mi]
+            psi[q] = series._psi(kap, mu, kc, mc, series.ALPHA)
+            q += 1
+            i = m - 1  # odometer: μᵢ runs over [κᵢ₊₁, κᵢ]
+            while i >= 0:
+                if mu[i] < kap[i]:
+                    mu[i] += 1
+                    for j in range(i + 1, m):
+                        mu[j] = kap[j + 1] if j + 1 < m else 0
+                    break
+                i -= 1
+            if i < 0:
+                break
+    return kap_idx, mu_idx, strip, psi, lens[kap_idx], lens[mu_idx]
+
+
+@njit(cache=True)
+def _series_weights(parts, b):
+    """d_κ = α^{|κ|}/(c'_κ (b)_κ) for every row κ of ``parts`` (module docstring of series)."""
+    n = parts.shape[0]
+    out = np.empty(n)
+    kc = np.zeros(parts.sum(axis=1).max() + 1, dtype=np.int64)
+    for r in range(n):
+        kc[:] = 0
+        series._conjugate(parts[r], kc)
+        size = parts[r].sum()
+        norm = 1.0  # |κ|! (b)_{|κ|}
+        for t in range(size):
+            norm *= (t + 1.0) * (b + t)
+        out[r] = series._dhat(parts[r], kc, b, series.ALPHA) / norm
+    return out
+
+
+@njit(cache=True)
+def _initial_state(y, dk, kap_idx, mu_idx, strip, psi, len_k, len_mu, out):
+    """out[S] = G_S = ∏_{i∈S} yᵢ ∂_S F at x = y², from the zonal series truncated at the table's degree.
+
+    Branching one variable at a time: P_n[κ, T] = Σ_μ ψ_{κ/μ} w P_{n−1}[μ, T∖n], with
+    w = y_n^{2|κ/μ|} (n ∉ T) or |κ/μ| y_n^{2|κ/μ|−1} (n ∈ T; the yₙ of (2) times ∂/∂xₙ).
+    """
+    m = y.shape[0]
+    npart = dk.shape[0]
+    maxs = 0
+    for q in range(strip.shape[0]):
+        maxs = max(maxs, strip[q])
+    pold = np.zeros((npart, 1), dtype=y.dtype)
+    pold[0, 0] = 1.0  # P_∅ = 1 (row 0 of the lex-ordered table is the empty partition)
+    ypow = np.empty(2 * maxs + 1, dtype=y.dtype)
+    for n in range(1, m + 1):
+        yn = y[n - 1]
+        ypow[0] = 1.0
+        for j in range(1, 2 * maxs + 1):
+            ypow[j] = ypow[j - 1] * yn
+        half = 1 << (n - 1)
+        bit = half
+        pnew = np.zeros((npart, 2 * half), dtype=y.dtype)
+        for q in range(strip.shape[0]):
+            if len_k[q] > n or len_mu[q] > n - 1:
+                continue
+            st = strip[q]
+            wv = psi[q] * ypow[2 * st]
+            wd = psi[q] * st * ypow[2 * st - 1] if st > 0 else 0.0 * yn
+            kq = kap_idx[q]
+            mq = mu_idx[q]
+            for T in range(half):
+                pm = pold[mq, T]
+                pnew[kq, T] += wv * pm
+                pnew[kq, T | bit] += wd * pm
+        pold = pnew
+    for S in range(out.shape[0]):
+        acc = 0.0 * y[0]
+        for r in range(npart):
+            acc += dk[r] * pold[r, S]
+        out[S] = acc
+
+
+def _initial_degree(m: int, s_hat: float, tol: float = INIT_TOL) -> int:
+    """Smallest partition size M with Σ_{n ≥ 2M+2−m} ŝⁿ/n! ≤ tol (module docstring)."""
+    M = 0
+    while True:
+        n0 = max(2 * M + 2 - m, 0)
+        if n0 + 1 > s_hat:
+            log_tail = n0 * math.log(s_hat) - math.lgamma(n0 + 1) - math.log1p(-s_hat / (n0 + 1))
+            if log_tail <= math.log(tol):
+                return M
+        M += 1
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(m: int, degree: int, b: float):
+    """Partitions (≤ m parts, size ≤ degree), their strip pairs and series weights d_κ (cached)."""
+    parts = series._enumerate_partitions(m, degree)
+    return _series_weights(parts, b), _pairs(parts, m)
+
+
+def _start(m: int) -> float:
+    """ŝ = s₀Σ|σ|: as far along the ray as the series with 2^m derivatives stays cheap."""
+    return 8.0 if m <= 6 else 5.0 if m <= 8 else 3.0 if m <= 10 else 1.5
+
+
+def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
+    """HGM along the ray for one vector of non-zero, pairwise distinct σ.
+
+    Returns (log F, estimated error of log F, accepted steps). Raises RuntimeError when the
+    step budget is exhausted.
+    """
+    m = sig.shape[0]
+    b = 0.5 * k
+    s_hat = _start(m)
+    s0 = s_hat / float(np.sum(sig))
+    if s0 >= 1.0:  # the series alone reaches s = 1
+        s_hat, s0 = float(np.sum(sig)), 1.0
+    dk, pairs = _tables(m, _initial_degree(m, s_hat), b)
+    G = np.empty(1 << m)
+    _initial_state(0.5 * s0 * sig, dk, *pairs, G)
+    if s0 == 1.0:
+        return math.log(G[0]), INIT_TOL, 0
+    _walsh(G)
+    shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
+    flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
+    L = -2.0 * (flips @ sig)
+    pf = _Pfaffian(sig, b).args
+    logscale, err, steps, _ = _integrate(G, s0, float(np.sum(sig)), L, pf, shift, tol, max_steps)
+    if not np.isfinite(err):
+        raise RuntimeError(f"the holonomic ray needs more than max_steps={max_steps} steps")
+    g0 = np.sum(G) / G.shape[0]
+    return math.log(g0) + logscale, err + INIT_TOL, steps
+
+
+def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each run of ≥ 2 consecutive σ (sorted decreasingly) closer than the gap."""
+    runs = []
+    i = 0
+    while i < sig.shape[0]:
+        j = i
+        while j + 1 < sig.shape[0] and sig[j] - sig[j + 1] < CLUSTER_GAP * max(1.0, sig[j]):
+            j += 1
+        if j > i:
+            runs.append((i, j + 1))
+        i = j + 1
+    return runs
+
+
+def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float]:
+    """Offsets c (module docstring) and the largest step g₀ ≤ SPREAD·m that keeps spread points apart.
+
+    c is centred and equispaced inside each run, in units of max(1, σ̄), ordered like the
+    deviations from σ̄ so that positive g widens every gap. g₀ is cut so that at g = ±RICHARDSON·g₀
+    a run neither reaches a neighbouring σ (or 0) closer than half of its present distance.
+    """
+    c = np.zeros_like(sig)
+    g0 = SPREAD * sig.shape[0]
+    for i, j in runs:
+        n = j - i
+        c[i:j] = 0.5 * (n - 1) - np.arange(n)  # sig decreasing: the first gets the largest offset
+        reach = RICHARDSON * 0.5 * (n - 1)  # |g·c| at the outermost point, per unit g
+        above = sig[i - 1] - sig[i] if i > 0 else np.inf
+        below = sig[j - 1] - sig[j] if j < sig.shape[0] else sig[j - 1]
+        g0 = min(g0, 0.5 * min(above, below) / reach)
+    return c, g0
+
+
+def _richardson_weights(n: int) -> np.ndarray:
+    """w with Σⱼ wⱼ p((j+1)²) = p(0) for every polynomial p of degree < n (nodes g = 1..n in g²)."""
+    nodes = np.arange(1, n + 1, dtype=float) ** 2
+    return np.linalg.solve(np.vander(nodes, n, increasing=True).T, np.eye(n)[0])
+
+
+def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
+    """log F and its estimated error for one row (σ sorted decreasingly, all > 0)."""
+    runs = _clusters(sig)
+    if not runs:
+        return _ray(sig, k, tol, max_steps)[:2]
+    c, g0 = _spread_direction(sig, runs)
+    if g0 < MIN_SPREAD:
+        raise ValueError("sigma: a cluster of nearly equal singular values lies too close to another "
+                         f"singular value or to 0 for the holonomic method to separate it (step {g0:.1e})")
+    exact_ties = all(np.all(sig[i:j] == sig[i]) for i, j in runs)
+    even = np.empty(RICHARDSON)
+    ray_err = 0.0
+    for n in range(1, RICHARDSON + 1):  # φ_e(g) = [φ(g) + φ(−g)]/2; φ(−g) = φ(g) for exact ties
+        v_plus, e_plus = _ray(sig + n * g0 * c, k, tol, max_steps)[:2]
+        if exact_ties:
+            v_minus, e_minus = v_plus, e_plus
+        else:
+            v_minus, e_minus = _ray(np.sort(sig - n * g0 * c)[::-1].copy(), k, tol, max_steps)[:2]
+        even[n - 1] = 0.5 * (v_plus + v_minus)
+        ray_err = max(ray_err, e_plus, e_minus)
+    w = _richardson_weights(RICHARDSON)
+    value = float(w @ even)
+    fewer = float(_richardson_weights(RICHARDSON - 1) @ even[:-1])
+    return value, abs(value - fewer) + np.sum(np.abs(w)) * ray_err
+
+
+def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int = 100_000):
+    """log ₀F₁(k/2; AAᵀ/4) by the holonomic gradient method, with an error estimate.
+
+    Parameters
+    ----------
+    flat : ndarray, shape (n, k)
+        Validated singular values (non-negative, finite).
+    k : int
+    rtol : float
+        Local error tolerance of the ODE solver per step (relative to the state).
+    max_steps : int
+        Step budget per ray; RuntimeError beyond it.
+
+    Returns
+    -------
+    value, error : ndarray, shape (n,)
+        log ₀F₁ and an *estimate* of its absolute error (ODE step-doubling estimates, the
+        initial series' truncation bound, the Richardson change for clusters and σᵢ²/2 for
+        every dropped tiny σᵢ; module docstring).
+
+    Raises
+    ------
+    ValueError
+        More than ``MAX_M`` non-zero σ, Σσ > ``MAX_SIGMA_SUM``, or a cluster that cannot be spread
+        (module docstring).
+    RuntimeError
+        The step budget ran out.
+
+    References
+    ----------
+    Nakayama, H. et al. (2011). Holonomic gradient descent and its application to the
+    Fisher–Bingham integral. Adv. Appl. Math. 47, 639–658.
+    Muirhead, R. J. (1982). Aspects of Multivariate Statistical Theory, Thm. 7.5.6.
+    Hochbruck, M. & Ostermann, A. (2005). Explicit exponential Runge–Kutta methods for
+    semilinear parabolic problems. SIAM J. Numer. Anal. 43, 1069–1090.
+    """
+    value = np.zeros(flat.shape[0])
+    error = np.zeros(flat.shape[0])
+    for r, row in enumerate(flat):
+        tiny = row <= _DROP_SIGMA
+        sig = np.sort(row[~tiny])[::-1].copy()
+        if sig.shape[0] > MAX_M:
+            raise ValueError(f"sigma: the holonomic method takes at most {MAX_M} non-zero singular values "
+                             f"(its state has 2^m entries); row {r} has {sig.shape[0]}")
+        if sig.sum() > MAX_SIGMA_SUM:
+            raise ValueError(f"sigma: the holonomic method takes rows with a sum of singular values up to "
+                             f"{MAX_SIGMA_SUM:g} (its step count grows with it); row {r} sums to {sig.sum():.3g}: "
+                             "use method='asymptotic'")
+        error[r] = 0.5 * float(np.sum(row[tiny] ** 2))
+        if sig.shape[0]:
+            v, e = _one(sig, k, rtol, max_steps)
+            value[r] = v
+            error[r] += e
+    return value, error

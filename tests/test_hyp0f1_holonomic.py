@@ -1,0 +1,191 @@
+"""The holonomic gradient method (symcheck.hyp0f1.holonomic) and the error/info contract of log_hyp0f1.
+
+Independent routes: the k = 2 Bessel closed form and the k = 3 one-dimensional integral (any σ,
+clusters included), the float64 series with its rigorous truncation bound (moderate σ, k = 4–8),
+mpmath at 30 digits (k = 4), and the asymptotic expansion at order 3 where its own estimate is
+below 1e-10 (large σ). Every comparison allows the sum of the two routes' error figures: the HGM's
+estimate is tested for honesty as well as the value for accuracy (≤ 1e-10·max(1, |log F|), the
+goal of issue 7). Planted errors (a wrong coefficient of the Pfaffian system, no Richardson step,
+a truncated initial series) must be caught by the same comparisons.
+"""
+
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+
+import symcheck
+from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, series
+from symcheck.hyp0f1.api import AUTO_RTOL, Hyp0f1AccuracyWarning, Hyp0f1Info
+
+EPS = np.finfo(float).eps
+GOAL = 1e-10  # issue 7: relative accuracy of log ₀F₁
+
+
+def _exact_k3(sig):
+    sig = np.asarray(sig, float)[None]
+    value = closed_form.log_hyp0f1_exact(sig, sig.shape[1])[0]
+    return value, closed_form.K3_EPSREL + 8 * EPS * (1 + abs(value))
+
+
+def _hgm(sig, k):
+    value, err = holonomic.log_hyp0f1_holonomic(np.asarray(sig, float)[None], k)
+    return value[0], err[0]
+
+
+K3_POINTS = [
+    (6.0, 3.0, 1.0), (30.0, 3.0, 1e-3), (300.0, 100.0, 0.5), (1000.0, 999.0, 500.0),  # distinct
+    (5.0, 5.0, 5.0), (5.0, 5.0, 2.0), (5.0, 5.0 - 1e-4, 2.0), (5.0, 5.0 - 1e-7, 5.0 - 2e-7),  # clusters
+    (30.0, 30.0, 30.0), (300.0, 300.0, 1.0), (6.0, 3.0, 1e-12), (0.3, 0.2, 0.1),  # tiny σ dropped
+]
+
+
+@pytest.mark.parametrize("sig", K3_POINTS)
+def test_k3_against_the_exact_integral(sig):
+    value, err = _hgm(sig, 3)
+    exact, exact_err = _exact_k3(sig)
+    assert abs(value - exact) <= err + exact_err  # the estimate is honest
+    assert err <= GOAL * max(1.0, abs(exact))  # and it reaches the goal
+
+
+@pytest.mark.parametrize("sig", [(2.0, 1.0), (40.0, 39.0), (7.0, 7.0), (0.5, 1e-11)])
+def test_k2_against_the_bessel_form(sig):
+    value, err = _hgm(sig, 2)
+    exact = closed_form.log_hyp0f1_exact(np.array([sig]), 2)[0]
+    assert abs(value - exact) <= err + 8 * EPS * (1 + abs(exact))
+
+
+SERIES_POINTS = [
+    ((4.0, 3.0, 2.0, 1.0), 4), ((5.0, 5.0, 5.0, 5.0), 4), ((2.0, 2.0, 1.0, 1.0), 4),
+    ((6.0, 4.5, 3.0, 1.5, 0.5), 5), ((5.0, 3.0, 0.0, 0.0, 0.0), 5),  # zeros dropped
+    ((4.0, 3.5, 3.0, 2.5, 2.0, 1.0), 6), ((3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3, 0.2), 8),
+]
+
+
+@pytest.mark.parametrize("sig,k", SERIES_POINTS)
+def test_against_the_series_where_both_reach(sig, k):
+    sig = np.array([sig])
+    ref, rel = series.log_hyp0f1_series(sig, k, rtol=1e-15, max_degree=150)
+    value, err = _hgm(sig[0], k)
+    ref_err = rel[0] + 4 * EPS * abs(ref[0])
+    assert abs(value - ref[0]) <= err + ref_err
+    assert err <= GOAL * max(1.0, abs(ref[0]))
+
+
+def test_against_mpmath_at_30_digits():
+    sig = np.array([4.0, 3.0, 2.0, 1.0])
+    ref = float(mpmath.log(symcheck.hyp0f1_reference(sig, 4, dps=30)))
+    value, err = _hgm(sig, 4)
+    assert abs(value - ref) <= err + 4 * EPS * abs(ref)
+
+
+LARGE_POINTS = [((400.0, 300.0, 200.0, 100.0), 4), ((900.0, 700.0, 500.0, 400.0, 300.0), 5),
+                ((2000.0, 1500.0, 1200.0, 1000.0, 900.0, 800.0), 6)]
+
+
+@pytest.mark.parametrize("sig,k", LARGE_POINTS)
+def test_against_the_asymptotic_expansion_at_large_sigma(sig, k):
+    sig = np.array([sig])
+    ref, ref_err = asymptotic.log_hyp0f1_asymptotic(sig, k, order=3, return_error=True)
+    assert ref_err[0] <= GOAL * abs(ref[0])  # the expansion is a 1e-10 route here
+    value, err = _hgm(sig[0], k)
+    assert abs(value - ref[0]) <= err + ref_err[0]
+    assert err <= GOAL * abs(ref[0])
+
+
+# --- planted errors: the comparisons above must catch them ------------------------------------
+
+_COEFFICIENTS = holonomic._coefficients
+
+
+def _wrong_b_coefficients(sig, b):
+    """The Pfaffian with the parameter b of Muirhead's system replaced by (k − 1)/2."""
+    return _COEFFICIENTS(sig, b - 0.5)
+
+
+@pytest.mark.parametrize("plant,sig,k", [
+    ("coefficients", (6.0, 3.0, 1.0), 3),
+    ("no-richardson", (5.0, 5.0, 5.0), 3),
+    ("short-series", (6.0, 3.0, 1.0), 3),
+])
+def test_planted_errors_are_caught(monkeypatch, plant, sig, k):
+    if plant == "coefficients":
+        monkeypatch.setattr(holonomic, "_coefficients", _wrong_b_coefficients)
+    elif plant == "no-richardson":  # use the first spread point as the value
+        monkeypatch.setattr(holonomic, "_richardson_weights", lambda n: np.eye(n)[0])
+    else:  # initial values from a series truncated at degree 3
+        monkeypatch.setattr(holonomic, "_initial_degree", lambda m, s_hat, tol=0.0: 3)
+    value, err = _hgm(sig, k)
+    exact, exact_err = _exact_k3(sig)
+    assert abs(value - exact) > err + exact_err or err > GOAL * max(1.0, abs(exact))
+
+
+# --- input the method refuses -------------------------------------------------------------------
+
+def test_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError, match="sigma: the holonomic method takes at most"):
+        holonomic.log_hyp0f1_holonomic(np.ones((1, holonomic.MAX_M + 1)) * np.arange(1, 14), 13)
+    with pytest.raises(ValueError, match="sum of singular values"):
+        holonomic.log_hyp0f1_holonomic(np.array([[1e5, 1e4, 1.0]]), 3)
+    with pytest.raises(ValueError, match="max_steps"):
+        symcheck.log_hyp0f1(np.array([50.0, 20.0, 1.0]), 3, method="holonomic", max_steps=2)
+    with pytest.raises(ValueError, match="rtol"):
+        symcheck.log_hyp0f1(np.array([5.0, 2.0, 1.0]), 3, method="holonomic", rtol=0.5)
+
+
+# --- the error / info contract of log_hyp0f1 -----------------------------------------------------
+
+METHOD_CASES = [
+    ("series", {}), ("exact", {}), ("holonomic", {}), ("asymptotic", {"order": 3}), ("laplace", {}),
+    ("mc", {"rng": 5, "n_samples": 20_000}),
+]
+
+
+@pytest.mark.parametrize("method,opts", METHOD_CASES)
+def test_every_method_returns_an_error_that_covers_the_truth(method, opts):
+    """k = 3: the exact integral is the independent truth; each method's error figure covers it
+    (the Monte Carlo one as a standard error: 5 SE; the Laplace approximation has none: inf)."""
+    sig = np.array([[4.0, 2.5, 1.0], [8.0, 7.0, 0.5]])
+    if method == "asymptotic":
+        sig = sig * 60
+    value, err, info = symcheck.log_hyp0f1(sig, 3, method=method, return_error=True, return_info=True, **opts)
+    exact = closed_form.log_hyp0f1_exact(sig, 3)
+    factor = 5.0 if method == "mc" else 1.0
+    assert np.all(np.abs(value - exact) <= factor * err + closed_form.K3_EPSREL * (1 + np.abs(exact)))
+    assert isinstance(info, Hyp0f1Info) and np.all(info.method == method)
+    assert np.array_equal(info.error, err)
+    assert np.all(info.rigorous == (method == "series"))
+    if method == "laplace":
+        assert np.all(np.isinf(err))
+
+
+def test_auto_names_its_route_and_meets_the_goal_where_it_says_so():
+    rows = np.array([[0.5, 0.3, 0.1, 0.0], [3.0, 2.0, 1.0, 0.5], [12.4, 9.3, 6.2, 3.1],
+                     [3000.0, 2000.0, 1000.0, 500.0], [7.0, 0.0, 0.0, 0.0]])
+    value, err, info = symcheck.log_hyp0f1(rows, 4, return_error=True, return_info=True)
+    assert list(info.method) == ["series", "series", "holonomic", "asymptotic", "exact"]
+    assert np.all(err <= AUTO_RTOL * np.maximum(1.0, np.abs(value)))
+    # the holonomic row (just beyond the series' reach at 1e-14 within degree 60) against the series
+    # with a looser target, whose rigorous bound is what counts
+    ref, rel = series.log_hyp0f1_series(rows[2:3], 4, rtol=1e-11, max_degree=60)
+    assert abs(value[2] - ref[0]) <= err[2] + rel[0] + 4 * EPS * abs(ref[0])
+
+
+def test_auto_warns_where_no_method_reaches_1e_6():
+    sig = np.linspace(3.0, 1.0, 12)  # k = 12, moderate σ: series too deep, expansion too rough
+    with pytest.warns(Hyp0f1AccuracyWarning, match="no method reaching"):
+        value, err, info = symcheck.log_hyp0f1(sig, 12, return_error=True, return_info=True)
+    assert err > 1e-6 * max(1.0, abs(value)) and np.isfinite(value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        symcheck.log_hyp0f1(sig / 10, 12)  # the series reaches it: no warning
+
+
+def test_auto_answers_extreme_sigma_quickly_with_an_error():
+    sig = np.array([[1e150, 3e149, 1e149, 1e148, 1e147], [2e199] * 5])
+    value, err = symcheck.log_hyp0f1(sig, 5, return_error=True)
+    assert np.all(np.isfinite(value)) and np.all(err <= AUTO_RTOL * np.abs(value))
+    assert np.allclose(value, sig.sum(axis=1), rtol=1e-12)  # log F = Σσ − O(k² log σ)
+    assert math.isfinite(float(err[0]))
