@@ -384,7 +384,8 @@ def render(ctx) -> str:
     out += ["### Fig. 9: learning the sparseness\n",
             "Caption: the likelihood peaks at the true sparseness, the free energy at zero sparseness. Confirmed with "
             f"σ²_true = {FIG9['sigma2_true']}, σ_y² = {FIG9['sigma_y2']}: on this grid the likelihood peaks at σ² = "
-            f"{grid[int(np.argmax(L))]:.3f}, the free energy at σ² = {grid[int(np.argmax(F))]:.3f} "
+            f"{grid[int(np.argmax(L))]:.3f} (it varies by only {np.ptp(L):.3f} nats over the grid), the free energy at σ² = "
+            f"{grid[int(np.argmax(F))]:.3f} "
             f"({_claim(ctx, 'turner.fig9.ica-free-energy-peaks-at-zero-sparseness')}). The printed evidence (61) is 2π times "
             f"too large ({_claim(ctx, 'turner.eq61.ica-evidence')}): a constant, so its curve has the same peak.\n",
             f"![{name}]({name})\n"]
