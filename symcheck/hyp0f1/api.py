@@ -42,6 +42,9 @@ WARN_RTOL = 1e-6
 #: Largest number of non-zero σ for which "auto" runs the holonomic method (its cost grows like
 #: 2^m·m² per step: ~0.1–2 s per value at m = 8, ~20 s at m = 10; measured in the report).
 AUTO_HOLONOMIC_MAX_M = 8
+#: Step budget per ray of the holonomic method in "auto" (≈ 2 s at m = 8; a ray that needs more
+#: is abandoned and the answer falls back to the best estimate of the other routes).
+AUTO_HOLONOMIC_MAX_STEPS = 3000
 #: Estimated relative error of the Bessel/cosh closed forms (scipy's ive/i0e: a few ulp) and of
 #: the k = 3 quadrature, which is asked for this relative accuracy (closed_form.K3_EPSREL).
 _BESSEL_ULPS = 8
@@ -112,9 +115,9 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
             Per input row, the first route that reaches AUTO_RTOL = 1e-10 relative to
             max(1, |log ₀F₁|): closed forms (k ≤ 2, rank one); the series (degree ≤ 60); the k = 3
             integral; the asymptotic expansion at order 3 where its estimate is small enough;
-            the holonomic method (m ≤ 8 non-zero σ). Where none does, the answer with the
-            smallest error estimate among those tried, and a :class:`Hyp0f1AccuracyWarning`
-            where that estimate exceeds 1e-6 relative.
+            the holonomic method (m ≤ 8 non-zero σ, ≤ 3000 steps per ray). Where none does,
+            the answer with the smallest error estimate among those tried, and a
+            :class:`Hyp0f1AccuracyWarning` where that estimate exceeds 1e-6 relative.
     return_error : bool
         Also return the error (bound or estimate) of every value: absolute in log ₀F₁.
     return_info : bool
@@ -258,7 +261,7 @@ def _auto(flat: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             if np.count_nonzero(flat[r]) > AUTO_HOLONOMIC_MAX_M or flat[r].sum() > holonomic.MAX_SIGMA_SUM:
                 continue
             try:
-                v, e = holonomic.log_hyp0f1_holonomic(flat[r:r + 1], k)
+                v, e = holonomic.log_hyp0f1_holonomic(flat[r:r + 1], k, max_steps=AUTO_HOLONOMIC_MAX_STEPS)
             except (ValueError, RuntimeError):  # a cluster it cannot spread, or the step budget
                 continue
             if e[0] < error[r]:

@@ -43,7 +43,8 @@ bounded by ŝⁿ/n! (|Tᵢᵢ| ≤ 1), so truncating at partition size M leaves 
 Coincident σ. The coefficients βᵢⱼ, γᵢₗ blow up where σᵢ = σⱼ although F is analytic there, and
 a ray loses digits to cancellation once two σ are closer than ~1e-3 (measured: 1e-13 at a gap of
 1e-2, 7e-9 at 1e-4). Runs of consecutive sorted σ closer than ``CLUSTER_GAP``·max(1, σ) are spread:
-σ(g) = σ + g·c, with c centred and equispaced (unit spacing) inside each run (ordered
+σ(g) = σ + g·c, with c centred and equispaced inside each run (spacing
+max(``SPREAD``·m, ``REL_SPREAD``·σ̄), ordered
 like the run so positive g widens every gap). Let P reverse each run; P c = −c and F is symmetric,
 so φ(−g) = log F(Pσ + g c). The even part φₑ(g) = [φ(g) + φ(−g)]/2 is analytic and even in g,
 φₑ(g) = log F(σ) + c₁g² + c₂g⁴ + …; the HGM computes it at g = g₀, 2g₀, …, ``RICHARDSON``·g₀ (one
@@ -93,7 +94,11 @@ _DROP_SIGMA = math.sqrt(2 * DROP_TOL)
 MAX_SIGMA_SUM = 1e5
 #: Largest number of non-zero σ the method accepts (rank 2^m state).
 MAX_M = 12
-#: Smallest admissible spreading step g₀ (below it the spread rays lose digits to cancellation).
+#: Spacing of a spread cluster relative to its mean σ̄ when that is larger (rays through clusters
+#: much closer than σ̄/50 get stiff or lose digits: m = 8, σ = 30 spread 0.5 apart needs > 20000 steps;
+#: m = 6, σ = 100 spread 1 apart is off by 3e-6, 2 apart agrees with the asymptotic expansion to 2e-8).
+REL_SPREAD = 0.02
+#: Smallest admissible spacing g₀·u (below it the spread rays lose digits to cancellation).
 MIN_SPREAD = 0.005
 
 
@@ -559,23 +564,27 @@ def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
     return runs
 
 
-def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float]:
-    """Offsets c (module docstring) and the largest step g₀ ≤ SPREAD·m that keeps spread points apart.
+def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float, float]:
+    """Offsets c (module docstring), the step g₀ ≤ 1 and the smallest spacing g₀·u of a run.
 
-    c is centred and equispaced inside each run, in units of max(1, σ̄), ordered like the
-    deviations from σ̄ so that positive g widens every gap. g₀ is cut so that at g = ±RICHARDSON·g₀
-    a run neither reaches a neighbouring σ (or 0) closer than half of its present distance.
+    c is centred and equispaced inside each run with spacing u = max(SPREAD·m, REL_SPREAD·σ̄)
+    (absolute for cancellation, relative for stiffness), ordered so that positive g widens every
+    gap. g₀ is cut so that at g = ±RICHARDSON·g₀ a run neither reaches a neighbouring σ (or 0)
+    closer than half of its present distance.
     """
     c = np.zeros_like(sig)
-    g0 = SPREAD * sig.shape[0]
+    g0 = 1.0
+    spacing = np.inf
     for i, j in runs:
         n = j - i
-        c[i:j] = 0.5 * (n - 1) - np.arange(n)  # sig decreasing: the first gets the largest offset
-        reach = RICHARDSON * 0.5 * (n - 1)  # |g·c| at the outermost point, per unit g
+        unit = max(SPREAD * sig.shape[0], REL_SPREAD * float(sig[i:j].mean()))
+        c[i:j] = (0.5 * (n - 1) - np.arange(n)) * unit  # sig decreasing: the first gets the largest offset
+        reach = RICHARDSON * 0.5 * (n - 1) * unit  # |g·c| at the outermost point, per unit g
         above = sig[i - 1] - sig[i] if i > 0 else np.inf
         below = sig[j - 1] - sig[j] if j < sig.shape[0] else sig[j - 1]
         g0 = min(g0, 0.5 * min(above, below) / reach)
-    return c, g0
+        spacing = min(spacing, unit)
+    return c, g0, g0 * spacing
 
 
 def _richardson_weights(n: int) -> np.ndarray:
@@ -589,10 +598,10 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
     runs = _clusters(sig)
     if not runs:
         return _ray(sig, k, tol, max_steps)[:2]
-    c, g0 = _spread_direction(sig, runs)
-    if g0 < MIN_SPREAD:
+    c, g0, spacing = _spread_direction(sig, runs)
+    if spacing < MIN_SPREAD:
         raise ValueError("sigma: a cluster of nearly equal singular values lies too close to another "
-                         f"singular value or to 0 for the holonomic method to separate it (step {g0:.1e})")
+                         f"singular value or to 0 for the holonomic method to separate it (spacing {spacing:.1e})")
     exact_ties = all(np.all(sig[i:j] == sig[i]) for i, j in runs)
     even = np.empty(RICHARDSON)
     ray_err = 0.0
