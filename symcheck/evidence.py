@@ -7,8 +7,9 @@ draw their seeds and normal quantiles from the same place as the claims
 
 from __future__ import annotations
 
+import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -19,6 +20,7 @@ __all__ = [
     "EPS",
     "Evidence",
     "FALSE_FAILURE_ALPHA",
+    "all_of",
     "bound_from_rows",
     "claim_rng",
     "erratum_from_rows",
@@ -84,13 +86,20 @@ class Evidence:
 EPS = np.finfo(float).eps
 
 
+def _in_tolerances(excess, tolerance) -> float:
+    """``excess / tolerance``; a tolerance of 0 asks for exact arithmetic (0 at equality, ±inf otherwise)."""
+    if tolerance > 0:
+        return excess / tolerance
+    return 0.0 if excess == 0 else math.copysign(math.inf, excess)
+
+
 def evidence_from_rows(rows, what: str, params=None) -> Evidence:
     """Evidence for a verify claim from rows ``(label, value, reference, tolerance)``.
 
-    Holds when every ``|value − reference| ≤ tolerance``; reports the row with the largest
-    ratio of error to tolerance.
+    Holds when every ``|value − reference| ≤ tolerance`` (a tolerance of 0: exactly equal); reports
+    the row with the largest ratio of error to tolerance.
     """
-    ratios = [abs(v - r) / t for _, v, r, t in rows]
+    ratios = [_in_tolerances(abs(v - r), t) for _, v, r, t in rows]
     i = int(np.argmax(ratios))
     label, v, r, t = rows[i]
     detail = (f"{what}; worst case {label}: value {float(v)!r}, independent {float(r)!r}, "
@@ -110,7 +119,7 @@ def erratum_from_rows(rows, what: str, params=None) -> Evidence:
     corrected_ratios = [abs(c - r) / t for _, _, c, r, t in rows]
     i = int(np.argmax(corrected_ratios))
     label, p, c, r, t = rows[i]
-    pr = min(abs(row[1] - row[3]) / row[4] for row in rows)
+    pr = min(_in_tolerances(abs(row[1] - row[3]), row[4]) for row in rows)
     detail = (f"{what}; worst case {label}: printed {float(p)!r}, corrected {float(c)!r}, independent {float(r)!r}; "
               f"smallest printed |diff|/tol = {pr:.3g}, largest corrected |diff|/tol = {corrected_ratios[i]:.3g} "
               f"over {len(rows)} cases")
@@ -119,21 +128,42 @@ def erratum_from_rows(rows, what: str, params=None) -> Evidence:
                     params=dict(params or {}, cases=[row[0] for row in rows]))
 
 
-def bound_from_rows(rows, what: str, side: str = "upper", params=None) -> Evidence:
+def bound_from_rows(rows, what: str, side: str = "upper", params=None, strict: bool = False) -> Evidence:
     """Evidence for a one-sided claim from rows ``(label, value, bound, tolerance)``.
 
     ``side="upper"``: holds when every ``value ≤ bound + tolerance`` (the value may not exceed the
     bound by more than its error); ``side="lower"``: when every ``value ≥ bound − tolerance``.
-    Reports the row closest to violating (largest excess over the bound, in tolerances).
+    ``strict=True`` asks for the conclusive version: every value beyond the bound on the other side
+    by more than its error (``value < bound − tolerance``, or ``value > bound + tolerance``), as when
+    a claim is that a quantity is smaller, or that a printed bound is violated. A tolerance of 0
+    compares exactly. Reports the row closest to violating (largest excess over the bound, in tolerances).
     """
     if side not in ("upper", "lower"):
         raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
     sign = 1.0 if side == "upper" else -1.0
-    excess = [sign * (v - b) / t for _, v, b, t in rows]
+    excess = [_in_tolerances(sign * (v - b), t) for _, v, b, t in rows]
     i = int(np.argmax(excess))
     label, v, b, t = rows[i]
-    relation = "≤" if side == "upper" else "≥"
-    detail = (f"{what}; value {relation} bound within tolerance; closest case {label}: value {float(v)!r}, bound "
+    relation = {("upper", False): "≤ bound within tolerance", ("lower", False): "≥ bound within tolerance",
+                ("upper", True): "< bound by more than tolerance", ("lower", True): "> bound by more than tolerance"}
+    holds = max(excess) < -1.0 if strict else max(excess) <= 1.0
+    detail = (f"{what}; value {relation[side, strict]}; closest case {label}: value {float(v)!r}, bound "
               f"{float(b)!r}, excess/tol = {excess[i]:.3g} over {len(rows)} cases")
-    return Evidence(printed=float(v), independent=float(b), tolerance=float(t), holds=bool(max(excess) <= 1.0),
-                    detail=detail, params=dict(params or {}, cases=[row[0] for row in rows], side=side))
+    return Evidence(printed=float(v), independent=float(b), tolerance=float(t), holds=bool(holds),
+                    detail=detail, params=dict(params or {}, cases=[row[0] for row in rows], side=side, strict=strict))
+
+
+def all_of(parts, what: str, params=None, corrected=None) -> Evidence:
+    """Evidence for a compound claim: holds when every part (the Evidence of one condition) holds.
+
+    For conditions of different kinds that cannot share one table of rows — a comparison and a
+    one-sided bound, or a printed form that must exceed a reference while the corrected one stays
+    within its own tolerance. Reports the numbers of the first part that fails (of the first part
+    when all hold); ``corrected`` is the corrected form's value for an erratum.
+    """
+    parts = list(parts)
+    failing = [p for p in parts if not p.holds]
+    head = (failing or parts)[0]
+    return replace(head, holds=not failing, detail=f"{what}: " + " | ".join(p.detail for p in parts),
+                   params=dict(params or {}, parts=[dict(p.params) for p in parts]),
+                   corrected=head.corrected if corrected is None else float(corrected))

@@ -37,6 +37,7 @@ from symcheck.evidence import (
     EPS,
     FALSE_FAILURE_ALPHA,
     Evidence,
+    all_of,
     bound_from_rows,
     claim_rng,
     erratum_from_rows,
@@ -46,6 +47,7 @@ from symcheck.evidence import (
 
 __all__ = [
     "BASE_SEED",
+    "all_of",
     "bound_from_rows",
     "brent_argmax_tolerance",
     "erratum_from_rows",
