@@ -151,7 +151,7 @@ def test_series_closed_forms_catch_early_truncation(monkeypatch):
 
 def test_reference_closed_forms_catch_wrong_bessel_order(monkeypatch):
     # rank-one closed form with I_{k/2} instead of I_{k/2−1}
-    original = hyp0f1_series._mp_closed_form
+    original = hyp0f1_series.closed_form_mp
 
     def planted(sig, k):
         if k <= 2:
@@ -159,7 +159,7 @@ def test_reference_closed_forms_catch_wrong_bessel_order(monkeypatch):
         t, nu = mpmath.mpf(float(max(sig))), mpmath.mpf(k) / 2
         return mpmath.gamma(mpmath.mpf(k) / 2) * (t / 2) ** (-nu + 1) * mpmath.besseli(nu, t)
 
-    monkeypatch.setattr(hyp0f1_series, "_mp_closed_form", planted)
+    monkeypatch.setattr(hyp0f1_series, "closed_form_mp", planted)
     assert_fails("hyp0f1.series.reference-closed-forms")
 
 
