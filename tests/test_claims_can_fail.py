@@ -180,6 +180,31 @@ def test_eq5_bound_catches_subtracted_kl(monkeypatch, fresh_signflip_optima):
     assert_fails("moore.eq5.bound")
 
 
+def test_eq5_two_forms_catches_half_the_kl(monkeypatch):
+    # eq. (5) with KL[q*‖q̃]/2: the closed form leaves the MC estimate of eq. (4)
+    monkeypatch.setattr(moore_signflip, "signflip_gap_1d", scaled(moore_signflip.signflip_gap_1d, 0.5))
+    assert_fails("moore.eq5.two-forms")
+
+
+def test_footnote_catches_evidence_counted_twice(monkeypatch, fresh_signflip_optima):
+    # log p(r) + log 2 (each mode's evidence counted separately): L_MF + log 2 no longer exceeds it
+    monkeypatch.setattr(moore_signflip, "log_evidence", lambda r, f=moore_signflip.log_evidence: f(r) + math.log(2))
+    assert_fails("moore.fn1.symmetry-counting")
+
+
+def test_signflip_density_catches_sampling_without_the_flip(monkeypatch):
+    # z = z* (no random sign): the samples do not follow the mixture ½(q*(z) + q*(−z))
+    monkeypatch.setattr(moore_signflip, "sample_symmetrized",
+                        lambda mean, var, G, rng, n: np.asarray(mean) + np.sqrt(var) * rng.standard_normal((n, 1)))
+    assert_fails("moore.sec31.signflip-density")
+
+
+def test_fig3_catches_prior_mean_as_bayes_prediction(monkeypatch, fresh_signflip_optima):
+    # E[uv | r] replaced by the prior mean 0: the collapsed MFVI/MAP are then the closer ones
+    monkeypatch.setattr(moore_signflip, "bayes_predictive_mean", lambda r: 0.0)
+    assert_fails("moore.fig3.predictive-mean")
+
+
 # ----- Moore, App. A ---------------------------------------------------------------------
 
 
