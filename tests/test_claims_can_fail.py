@@ -220,6 +220,28 @@ def test_yhat_catches_listing_equal_to_printed(monkeypatch):
     assert_fails("moore.eq7.yhat")
 
 
+def test_pair_product_catches_corrected_form_equal_to_printed(monkeypatch):
+    # the i ≤ j form computed with the ordered-pair product: its log-error grows like the printed one
+    original = moore_laplace.log_hyp0f1_laplace
+    monkeypatch.setattr(moore_laplace, "log_hyp0f1_laplace", lambda sig, k, variant="listing": original(sig, k, "listing"))
+    assert_fails("moore.eq7.pair-product")
+
+
+def test_svd_gradient_catches_unnormalised_columns(monkeypatch):
+    # the gradient (A vᵢ) vᵢᵀ without the division by ‖A vᵢ‖ = σᵢ
+    monkeypatch.setattr(moore_laplace.np.linalg, "norm", lambda x, *a, **kw: 1.0)
+    assert_fails("moore.appA.svd-gradient")
+
+
+def test_accuracy_k20_catches_asymptotic_without_its_constant(monkeypatch):
+    # the order-1 asymptotic missing its − log 2 term: off the importance-sampling estimate by log 2
+    import symcheck.hyp0f1.api as api
+
+    original = api.log_hyp0f1
+    monkeypatch.setattr(api, "log_hyp0f1", lambda *a, **kw: original(*a, **kw) + math.log(2))
+    assert_fails("moore.eq7.accuracy-k20")
+
+
 def test_symmetric_base_catches_poster_density(monkeypatch):
     # the poster's general-Σ form (f(T) dropped, A = ½Σ⁻¹(MᵀX + XᵀM)): at M = 0 it gives q̃ = q*, KL = 0
     def poster(X, M, var):
