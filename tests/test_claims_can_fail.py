@@ -433,6 +433,37 @@ def test_eq48_catches_corrected_kl_with_a_third(monkeypatch):
     assert_fails("turner.eq48.fa-kl")
 
 
+def test_kl_vs_noise_catches_inverted_noise(monkeypatch):
+    # KL evaluated at 1/σ_y²: it then decreases as the noise shrinks
+    original = fa_model.fa_mean_field_kl
+    monkeypatch.setattr(fa_model, "fa_mean_field_kl", lambda w1, w2, t1, t2, s: original(w1, w2, t1, t2, 1 / s))
+    assert_fails("turner.sec32.kl-grows-as-noise-shrinks")
+
+
+@pytest.mark.parametrize("kind, claim_id", [
+    ("free_energy", "turner.fig3.theta2-bias-towards-orthogonal"),
+    ("free_energy", "turner.fig4.theta2-bias-vs-angle"),
+    ("free_energy", "turner.sec32.theta2-bias-vs-noise"),
+    ("free_energy", "turner.fig6.w2-bias-towards-zero"),
+    ("free_energy", "turner.fig7.w2-bias-vs-noise-and-angle"),
+    ("zero_temperature", "turner.fig3.zero-temperature-theta2"),
+])
+def test_fa_learning_claims_catch_an_objective_replaced_by_the_likelihood(monkeypatch, kind, claim_id):
+    # the objective learns like the likelihood (no variational bias): the claimed biases vanish
+    original = fa_model.fa_learn_with_tolerance
+    monkeypatch.setattr(fa_model, "fa_learn_with_tolerance",
+                        lambda k, *a: original("likelihood" if k == kind else k, *a))
+    assert_fails(claim_id)
+
+
+def test_zero_temperature_w2_catches_a_penalised_objective(monkeypatch):
+    # a planted − 0.01 w2² in E log p(x̂, y): a finite maximiser, no monotone increase
+    original = fa_model.fa_objective
+    monkeypatch.setattr(fa_model, "fa_objective", lambda kind, S, w1, w2, *a: original(kind, S, w1, w2, *a)
+                        - (0.01 * w2**2 if kind == "zero_temperature" else 0.0))
+    assert_fails("turner.fig6.zero-temperature-w2-diverges")
+
+
 def test_eq29_catches_missing_half(monkeypatch):
     monkeypatch.setattr(lds_model, "eq29_kl_volume_ratio", scaled(lds_model.eq29_kl_volume_ratio, 2.0))
     assert_fails("turner.eq29.lds-kl-volume-ratio")
