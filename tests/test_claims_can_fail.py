@@ -477,6 +477,29 @@ def test_eq33_catches_lambda_cubed(monkeypatch):
     assert_fails("turner.eq33.lds-gamma")
 
 
+def test_q2_beats_q3_catches_q2_factorised_like_q3(monkeypatch):
+    monkeypatch.setitem(lds_model.FACTORISATIONS, "q2", lds_model.FACTORISATIONS["q3"])
+    assert_fails("turner.sec32.q2-beats-q3")
+
+
+def test_lds_fig2_catches_free_energies_learning_like_the_likelihood(monkeypatch):
+    original = lds_model.lds_learn
+    monkeypatch.setattr(lds_model, "lds_learn",
+                        lambda kind, *a, **kw: original("likelihood" if kind in ("q1", "q2", "q3") else kind, *a, **kw))
+    assert_fails("turner.fig2.lds-free-energy-biases")
+
+
+def test_ica_fig9_catches_free_energy_equal_to_the_likelihood(monkeypatch):
+    original = ica_model.ica_expected_objectives
+
+    def planted(*args, **kwargs):
+        likelihood, _ = original(*args, **kwargs)
+        return likelihood, likelihood
+
+    monkeypatch.setattr(ica_model, "ica_expected_objectives", planted)
+    assert_fails("turner.fig9.ica-free-energy-peaks-at-zero-sparseness")
+
+
 def test_eq55_catches_kurtosis_off_by_one_percent(monkeypatch):
     monkeypatch.setattr(ica_model, "eq55_excess_kurtosis", scaled(ica_model.eq55_excess_kurtosis, 1.01))
     assert_fails("turner.eq55.ica-kurtosis")
