@@ -242,21 +242,13 @@ def _auto(flat: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             value[rows], error[rows] = _run(name, flat[rows], k, opts)
             names[rows] = name
     rest = np.flatnonzero(masks["rest"])
-    if rest.size:
+    if rest.size:  # the asymptotic expansion at the order with the smallest estimate
         with np.errstate(invalid="ignore"):
-            v, e = asymptotic.log_hyp0f1_asymptotic(flat[rest], k, order=asymptotic.MAX_ORDER, return_error=True)
+            v, e, _ = asymptotic.log_hyp0f1_asymptotic_best(flat[rest], k)
         ok = np.isfinite(v) & np.isfinite(e)
         value[rest[ok]], error[rest[ok]] = v[ok], e[ok]
         names[rest[ok]] = "asymptotic"
         todo = rest[~_good(value[rest], error[rest], AUTO_RTOL)]
-        for order in range(asymptotic.MAX_ORDER):  # a lower order may have the smaller estimate
-            if todo.size:
-                with np.errstate(invalid="ignore"):
-                    v, e = asymptotic.log_hyp0f1_asymptotic(flat[todo], k, order=order, return_error=True)
-                better = np.isfinite(v) & (e < error[todo])
-                value[todo[better]], error[todo[better]] = v[better], e[better]
-                names[todo[better]] = "asymptotic"
-        todo = todo[~_good(value[todo], error[todo], AUTO_RTOL)]
         for r in todo:  # holonomic where the state is small enough; keep the better estimate
             if np.count_nonzero(flat[r]) > AUTO_HOLONOMIC_MAX_M or flat[r].sum() > holonomic.MAX_SIGMA_SUM:
                 continue

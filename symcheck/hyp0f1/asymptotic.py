@@ -79,6 +79,7 @@ __all__ = [
     "expansion_terms",
     "grad_log_hyp0f1_asymptotic",
     "log_hyp0f1_asymptotic",
+    "log_hyp0f1_asymptotic_best",
     "log_jacobian_coefficient",
     "log_vol_so",
 ]
@@ -305,6 +306,28 @@ def log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1, return_error:
     with_error = check_bool(return_error, "return_error")
     value, err = _evaluate(sig, k, order, with_error)
     return (value, err) if with_error else value
+
+
+def log_hyp0f1_asymptotic_best(sig: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row, the order 0 … MAX_ORDER with the smallest error estimate: (value, estimate, order).
+
+    T₁ … T₃ are computed once and combined at every order (the cost of one order-3 evaluation).
+    Rows where no order has a finite estimate get order MAX_ORDER and estimate inf.
+    """
+    sig = np.asarray(sig, dtype=float)
+    flat = sig.reshape(-1, k)
+    if k == 1:
+        value, err = _evaluate(flat, 1, 0, True)
+        return value.reshape(sig.shape[:-1]), err.reshape(sig.shape[:-1]), np.zeros(flat.shape[0], int)
+    parts = expansion_terms(flat, k, MAX_ORDER)
+    best_v, best_e = _combine(parts, MAX_ORDER, True)
+    best_o = np.full(flat.shape[0], MAX_ORDER)
+    for order in range(MAX_ORDER):
+        v, e = _combine(parts, order, True)
+        better = np.isfinite(v) & (e < best_e)
+        best_v, best_e, best_o = np.where(better, v, best_v), np.where(better, e, best_e), np.where(better, order, best_o)
+    shape = sig.shape[:-1]
+    return best_v.reshape(shape), best_e.reshape(shape), best_o.reshape(shape)
 
 
 def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
