@@ -32,7 +32,7 @@ import symcheck.models.turner_lds as lds_model
 import symcheck.signflip_exact as signflip_exact
 from symcheck.claims import get_claim
 from symcheck.gaussian import gaussian_logpdf
-from symcheck.groups import MLPPermutation
+from symcheck.groups import MLPPermutation, SignFlip
 from symcheck.hyp0f1 import log_hyp0f1, series
 from symcheck.models.gelberg_bnn import TwoReLUNet
 
@@ -129,6 +129,37 @@ def test_thm41_catches_a_likelihood_that_is_not_invariant(monkeypatch):
 def test_eq17_catches_wrong_corrected_mutual_information(monkeypatch):
     monkeypatch.setattr(gelberg, "symmetrization_gap", scaled_estimate(gelberg.symmetrization_gap, 1.001))
     assert_fails("gelberg.eq17.mi-definition")
+
+
+@pytest.mark.parametrize("group, claim_id", [(MLPPermutation, "gelberg.thm43.upper-bound-mlp"),
+                                             (SignFlip, "gelberg.thm43.stratified-bound")])
+def test_entropy_bounds_catch_q_g_summed_instead_of_averaged(monkeypatch, group, claim_id):
+    # log q^G without the − log|G|: H^K lies above H(q^G) by about log|G|
+    monkeypatch.setattr(group, "log_order", lambda self: 0.0)
+    assert_fails(claim_id)
+
+
+def test_eq4_sampling_catches_draws_without_the_group_action(monkeypatch):
+    # ω ~ q instead of g·ω: E[q/q^G] = 1 + χ²(q‖q^G) > 1
+    monkeypatch.setattr(gelberg, "sample_symmetrized", lambda mean, var, G, rng, n: gelberg.sample_gaussian(mean, var, rng, n))
+    assert_fails("gelberg.eq4.sampling")
+
+
+def test_cor42_catches_a_vanishing_gap(monkeypatch):
+    monkeypatch.setattr(gelberg, "symmetrization_gap", scaled_estimate(gelberg.symmetrization_gap, 0.0))
+    assert_fails("gelberg.cor42.equality-iff-invariant")
+
+
+def test_elbo_chain_catches_l_k_above_l_g(monkeypatch):
+    # L^K 10% less negative: above L^G by far more than z·SE
+    monkeypatch.setattr(gelberg, "elbo_infonce", scaled_estimate(gelberg.elbo_infonce, 0.9))
+    assert_fails("gelberg.thm43.elbo-chain")
+
+
+def test_elbo_hat_sign_catches_a_wrong_independent_elbo(monkeypatch):
+    # E_q[log p(Y, ω)] + H(q) off by 1%: the corrected estimator no longer matches it
+    monkeypatch.setattr(gelberg, "elbo", scaled_estimate(gelberg.elbo, 1.01))
+    assert_fails("gelberg.sec4.elbo-hat-sign")
 
 
 # ----- ₀F₁ series and reference --------------------------------------------------------
