@@ -33,7 +33,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from symcheck.claims import Claim, Evidence, register
+from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, register
 from symcheck.groups import MLPPermutation
 from symcheck.models import gelberg as gelberg_eqs
 from symcheck.models.gelberg_interpolation import mode_seeking_threshold
@@ -43,15 +43,13 @@ from symcheck.models.mlp import unpack_mlp
 def _check_threshold(rng):
     # "α* ≈ 5" is stated to one significant figure: the claim holds if α* ∈ [4.5, 5.5).
     rows = [(opt, mode_seeking_threshold(1.0, opt)) for opt in ("gd", "bfgs")]
-    holds = all(4.5 <= t < 5.5 for _, t in rows)
-    scaled = {s: mode_seeking_threshold(s, "gd") / s for s in (0.25, 2.0)}
+    labels = {"gd": "gradient descent (lr 1e-2, 3000 steps)", "bfgs": "BFGS"}
     # the rescaled runs are the same run: equal up to twice the bisection resolution
-    holds &= all(abs(v - rows[0][1]) <= 2e-3 for v in scaled.values())
-    return Evidence(printed=5.0, independent=rows[0][1], tolerance=0.5, holds=holds,
-                    detail=(f"alpha* (sigma = 1): gradient descent (lr 1e-2, 3000 steps) {rows[0][1]:.3f}, "
-                            f"BFGS {rows[1][1]:.3f}; alpha*/sigma at sigma = 0.25, 2: "
-                            + ", ".join(f"{v:.3f}" for v in scaled.values())),
-                    params={"sigma": [0.25, 1.0, 2.0], "steps": 3000, "lr": 1e-2})
+    scaled = [(f"alpha*/sigma at sigma = {s}", mode_seeking_threshold(s, "gd") / s, rows[0][1], 2e-3) for s in (0.25, 2.0)]
+    return all_of([bound_from_rows([(labels[o], t, 4.5, 0.0) for o, t in rows], "alpha* (sigma = 1) vs 4.5", "lower"),
+                   bound_from_rows([(labels[o], t, 5.5, 0.0) for o, t in rows], "alpha* (sigma = 1) vs 5.5", strict=True),
+                   evidence_from_rows(scaled, "alpha*/sigma vs alpha* at sigma = 1 (gradient descent)")],
+                  "alpha* ∈ [4.5, 5.5)", {"sigma": [0.25, 1.0, 2.0], "steps": 3000, "lr": 1e-2})
 
 
 register(Claim(
@@ -76,13 +74,12 @@ def _check_eq11(rng):
     ratio_printed = _two_r(*worst_printed) / gelberg_eqs.eq11_radius(*worst_printed)
     ratio_corr = max(_two_r(*t) / gelberg_eqs.eq11_radius_corrected(*t) for t in grid)
     eps = 64 * np.finfo(float).eps
-    holds = ratio_printed > 1 + eps and ratio_corr <= 1 + eps
     di, do, dh = worst_printed
-    return Evidence(printed=gelberg_eqs.eq11_radius(*worst_printed), independent=_two_r(*worst_printed),
-                    corrected=gelberg_eqs.eq11_radius_corrected(*worst_printed), tolerance=eps, holds=bool(holds),
-                    detail=f"2R/‖ω‖ = 2D/log(d_h!) exceeds the printed expression by a factor up to {ratio_printed:.3f} "
-                           f"(at d_i={di}, d_o={do}, d_h={dh}); the corrected bound dominates 2R on the whole grid "
-                           f"d_i, d_o ≤ 5, 3 ≤ d_h ≤ 200 (max ratio {ratio_corr:.3f})")
+    return all_of([bound_from_rows([(f"printed, at d_i={di}, d_o={do}, d_h={dh}", ratio_printed, 1.0, eps)],
+                                   "largest 2R/‖ω‖ = 2D/log(d_h!) over the printed expression vs 1", "lower", strict=True),
+                   bound_from_rows([("corrected, max over the grid", ratio_corr, 1.0, eps)],
+                                   "2R over the corrected bound vs 1")],
+                  "grid d_i, d_o ≤ 5, 3 ≤ d_h ≤ 200", corrected=ratio_corr)
 
 
 register(Claim(
@@ -142,7 +139,7 @@ def _check_thm31(rng):
     # and a division; the simplex's coordinates come from a QR and two products of size ≤ m.
     # 16·D·eps relative covers both (each is ≤ (D + m + 4)·eps).
     cases = [(2, 3, 1), (2, 4, 1), (2, 5, 1), (1, 6, 3), (2, 6, 1)]
-    red, att, up = [], [], []  # |enumeration − √2 δ|/tol; |simplex − sharp|/tol; ratio/sharp and its tolerance
+    red, att, up = [], [], []  # enumeration vs √2 δ; simplex vs sharp; ratio/sharp vs 1
     for sizes in cases:
         di, dh, do = sizes
         D = dh * (di + do + 1) + do
@@ -151,27 +148,22 @@ def _check_thm31(rng):
         if dh <= di + do + 2:
             simplex = _simplex(rng, sizes)
             brute, _ = _closest_move(simplex, sizes)
-            att.append((abs(brute - _sharp(dh)) / tol, sizes, brute, tol))
+            att.append((f"simplex {sizes}", brute, _sharp(dh), tol))
             omegas += [simplex * (1 + 1e-3 * rng.normal(size=D)) for _ in range(4)]  # just below the maximum
-        for w in omegas:
+        for i, w in enumerate(omegas):
             brute, pairs = _closest_move(w, sizes)
-            red.append(abs(brute - pairs) / tol)
-            up.append((brute / _sharp(dh), 1 + tol / _sharp(dh), sizes))
+            red.append((f"{sizes}, ω {i}", brute, pairs, tol))
+            up.append((f"{sizes}, ω {i}", brute / _sharp(dh), 1.0, tol / _sharp(dh)))
     # Thm. 3.1 / App. B: 2R/‖ω‖ = 2D/log(d_h!) against the sharp bound on a grid of sizes
     grid = [(di, do, dh) for di in range(1, 6) for do in range(1, 6) for dh in range(2, 201)]
     margin = min((_two_r(*t) / _sharp(t[2]), t) for t in grid)
-    worst_att = max(att, key=lambda r: r[0])
-    worst_up = max(up, key=lambda r: r[0])
-    holds = max(red) <= 1 and worst_att[0] <= 1 and all(r <= t for r, t, _ in up) and margin[0] >= 1
-    return Evidence(printed=worst_att[2], independent=_sharp(worst_att[1][1]), tolerance=worst_att[3],
-                    holds=bool(holds),
-                    detail=(f"min_(g≠e) ‖ω − g·ω‖/‖ω‖ by enumerating G for (d_i, d_h, d_o) in {cases}: equals √2·(closest "
-                            f"unit pair)/‖ω‖ (max |diff|/tol {max(red):.2g}); a centred regular simplex of units attains "
-                            f"2/√(d_h − 1) (worst |diff|/tol {worst_att[0]:.2g} at {worst_att[1]}); random and perturbed-simplex "
-                            f"ω stay below it (largest ratio/bound {worst_up[0]:.6f} at {worst_up[2]}); Thm. 3.1's 2R/‖ω‖ = 2D/log d_h! exceeds the sharp bound by a factor ≥ "
-                            f"{margin[0]:.2f} (at (d_i, d_o, d_h) = {margin[1]}) on d_i, d_o ≤ 5, 2 ≤ d_h ≤ 200: "
-                            "the theorem holds and is never tight"),
-                    params={"cases": [list(c) for c in cases], "grid": "d_i, d_o <= 5, 2 <= d_h <= 200"})
+    return all_of([evidence_from_rows(att, "a centred regular simplex of units attains 2/√(d_h − 1)"),
+                   evidence_from_rows(red, "min_(g≠e) ‖ω − g·ω‖/‖ω‖ by enumerating G vs √2·(closest unit pair)/‖ω‖"),
+                   bound_from_rows(up, "random and perturbed-simplex ω: min_(g≠e) ‖ω − g·ω‖/‖ω‖ over 2/√(d_h − 1) vs 1"),
+                   bound_from_rows([(f"min over the grid, at (d_i, d_o, d_h) = {margin[1]}", margin[0], 1.0, 0.0)],
+                                   "Thm. 3.1's 2R/‖ω‖ = 2D/log d_h! over the sharp bound vs 1", "lower")],
+                  f"(d_i, d_h, d_o) in {cases}; grid d_i, d_o ≤ 5, 2 ≤ d_h ≤ 200: the theorem holds and is never tight",
+                  {"cases": [list(c) for c in cases], "grid": "d_i, d_o <= 5, 2 <= d_h <= 200"})
 
 
 register(Claim(
