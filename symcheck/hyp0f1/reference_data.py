@@ -83,6 +83,8 @@ ROUTES = ("closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp")
 MAX_REFERENCE_PARTITIONS = 20_000
 #: File name of the stored table inside the package folder ``data``.
 DATA_FILE = "reference_values.json"
+#: Importable name of this module (also when run as ``python -m``, where ``__name__`` is "__main__").
+_MODULE = __spec__.name if __spec__ is not None else __name__
 #: Exponent c of the quadrature cut: the envelope is followed down to e^{m−c}.
 _CUT = (DPS + 10) * 2.31  # ln 10 ≈ 2.303: ten digits below the working precision
 
@@ -205,8 +207,8 @@ def _banner() -> dict:
     from symcheck.report.provenance import git_commit
 
     return {
-        "generator": f"{__name__}.generate_reference_values",
-        "regenerate": f"python -m {__name__}",
+        "generator": f"{_MODULE}.generate_reference_values",
+        "regenerate": f"python -m {_MODULE}",
         "symcheck": __version__,
         "git commit": git_commit(),
         "mpmath": mpmath.__version__,
@@ -262,7 +264,9 @@ def write_reference_values(path=None) -> Path:
                                                       f"{e['route']:17s} {e['seconds']:6.2f} s", flush=True))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    rows = ",\n".join(" " + json.dumps(e, ensure_ascii=False) for e in table["entries"])  # one entry per line
+    banner = json.dumps(table["banner"], indent=1, ensure_ascii=False)
+    tmp.write_text(f'{{"banner": {banner},\n"entries": [\n{rows}\n]}}\n', encoding="utf-8")
     tmp.replace(path)
     return path
 
