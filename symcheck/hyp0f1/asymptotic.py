@@ -248,8 +248,9 @@ def _combine(parts: dict, order: int, with_error: bool) -> tuple[np.ndarray, np.
         e_minus = np.where(_growing(parts["terms_minus"], nxt) & (w_minus > 0), np.inf, e_minus)
     rounding = (parts["round_lead"] + parts["round_plus"][:, :order].sum(axis=1)
                 + parts["round_minus"][:, :order].sum(axis=1) + 4 * EPS * np.abs(value))
-    with np.errstate(invalid="ignore"):  # 0·inf where a coset has no weight
-        err = np.nan_to_num((1 - w_minus) * e_plus, nan=0.0) + np.nan_to_num(w_minus * e_minus, nan=0.0)
+    with np.errstate(invalid="ignore"):  # 0·inf where a coset has no weight counts 0
+        err = (np.where(w_minus < 1, (1 - w_minus) * e_plus, 0.0)
+               + np.where(w_minus > 0, w_minus * e_minus, 0.0))
     err = err + parts["dropped"] + rounding
     return np.where(invalid, np.inf, value), np.where(invalid, np.inf, err)
 
