@@ -52,7 +52,8 @@ ray per point for exact ties, where φ is even, two otherwise), and the polynomi
 those values is evaluated at g = 0 (Richardson extrapolation, error O(g₀^{2·RICHARDSON})). The error
 estimate is the change from the extrapolation with one point fewer plus the ray errors times the
 sum of |extrapolation weights|. g₀ ≤ ``SPREAD``·max(1, m − 5) is cut so no run comes closer than half its
-distance to a neighbouring σ or to 0; below ``MIN_SPREAD`` the method raises ValueError.
+distance to a neighbouring σ or to 0; below ``MIN_SPREAD`` the method raises ValueError. Where
+Σσ ≤ ŝ the initial series alone reaches s = 1 and no spreading is needed.
 
 Tiny σ. A σᵢ with σᵢ²/2 ≤ ``DROP_TOL`` is set to 0 (then dropped): ∂²log F/∂σᵢ² is a variance of
 Tᵢᵢ ∈ [−1, 1] and ∂log F/∂σᵢ = 0 at σᵢ = 0, so this changes log F by at most σᵢ²/2.
@@ -89,6 +90,9 @@ RICHARDSON = 5
 #: σᵢ with σᵢ²/2 below this are set to 0 (module docstring: changes log F by ≤ σᵢ²/2).
 DROP_TOL = 1e-20
 _DROP_SIGMA = math.sqrt(2 * DROP_TOL)
+#: Float64 rounding of the initial series (sums of positive terms over ~10² degrees and 2^m
+#: derivative sets) and of the final log, as a relative estimate: 64 ulp.
+_ROUNDING = 64 * float(np.finfo(float).eps)
 #: Largest Σσ the method accepts: its step count grows like Σσ (~300 steps at Σσ = 1000, k = 3);
 #: beyond, the asymptotic expansion is accurate and cheap.
 MAX_SIGMA_SUM = 1e5
@@ -537,7 +541,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     G = np.empty(1 << m)
     _initial_state(0.5 * s0 * sig, dk, *pairs, G)
     if s0 == 1.0:
-        return math.log(G[0]), INIT_TOL, 0
+        value = math.log(G[0])
+        return value, INIT_TOL + _ROUNDING * (1.0 + abs(value)), 0
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
@@ -547,7 +552,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     if not np.isfinite(err):
         raise RuntimeError(f"the holonomic ray needs more than max_steps={max_steps} steps")
     g0 = np.sum(G) / G.shape[0]
-    return math.log(g0) + logscale, err + INIT_TOL, steps
+    value = math.log(g0) + logscale
+    return value, err + INIT_TOL + _ROUNDING * (1.0 + abs(value)), steps
 
 
 def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
@@ -596,7 +602,7 @@ def _richardson_weights(n: int) -> np.ndarray:
 def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
     """log F and its estimated error for one row (σ sorted decreasingly, all > 0)."""
     runs = _clusters(sig)
-    if not runs:
+    if not runs or float(np.sum(sig)) <= _start(sig.shape[0]):  # no cluster, or the series alone reaches
         return _ray(sig, k, tol, max_steps)[:2]
     c, g0, spacing = _spread_direction(sig, runs)
     if spacing < MIN_SPREAD:
