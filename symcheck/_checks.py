@@ -138,11 +138,12 @@ def check_choice(value, name: str, choices):
     raise ValueError(f"unknown {name} {value!r}; expected one of {sorted(choices)}")
 
 
-def as_finite_array(x, name: str, ndim_min: int = 0) -> np.ndarray:
+def as_finite_array(x, name: str, ndim_min: int = 0, copy: bool = True) -> np.ndarray:
     """Convert ``x`` to a float64 array and check that every entry is a finite real number.
 
     Complex, boolean, string and other non-numeric input raises (complex values are
-    never truncated to their real part); so do entries that overflow float64.
+    never truncated to their real part); so do entries that overflow float64. With
+    ``copy=False`` a float64 input is returned as it is (the caller must not write to it).
     """
     try:
         raw = np.asarray(x)
@@ -153,14 +154,16 @@ def as_finite_array(x, name: str, ndim_min: int = 0) -> np.ndarray:
         raise ValueError(f"{name} must be an array of real numbers, got {kind}")
     try:
         with np.errstate(over="ignore"):
-            arr = raw.astype(np.float64)
+            arr = raw.astype(np.float64, copy=copy)
     except OverflowError:
         raise ValueError(f"{name} has an entry too large for float64; every entry must be finite") from None
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be an array of real numbers") from None
     if arr.ndim < ndim_min:
         raise ValueError(f"{name} must have at least {ndim_min} dimension(s), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    with np.errstate(over="ignore", invalid="ignore"):  # a finite sum means every entry is finite (one pass)
+        finite = np.isfinite(np.sum(arr)) or np.all(np.isfinite(arr))
+    if not finite:
         bad = "NaN" if np.any(np.isnan(arr)) else "inf"
         raise ValueError(f"{name} contains {bad}; every entry must be finite")
     return arr
@@ -189,10 +192,10 @@ def as_sigma(sigma, k) -> tuple[np.ndarray, int]:
     whose sum overflows float64 (:func:`check_sigma_sum`) are not.
     """
     k = check_int(k, "k", minimum=1)
-    arr = as_finite_array(sigma, "sigma", ndim_min=1)
+    arr = as_finite_array(sigma, "sigma", ndim_min=1, copy=False)  # the kernels only read it
     if arr.shape[-1] != k:
         raise ValueError(f"sigma must have last axis of length k={k}, got shape {arr.shape}")
-    if np.any(arr < 0):
+    if arr.size and arr.min() < 0:
         raise ValueError("sigma must be non-negative (singular values), got a negative entry")
     check_sigma_sum(arr)
     return np.ascontiguousarray(arr), k

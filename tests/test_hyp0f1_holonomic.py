@@ -206,3 +206,14 @@ def test_pure_python_path_matches_jit():
                                    check=True, timeout=600).stdout.splitlines())
     for a, b in zip(*outs):  # the same operations in the same order, up to BLAS summation order
         np.testing.assert_allclose(eval(a), eval(b), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("method,opts", METHOD_CASES + [("auto", {})])
+def test_the_input_array_is_not_written_to(method, opts):
+    """as_sigma hands the caller's float64 array to the kernels without a copy: none may write to it."""
+    sig = np.array([[4.0, 2.5, 1.0], [3.0, 3.0, 0.0]])
+    keep = sig.copy()
+    symcheck.log_hyp0f1(sig, 3, method=method, return_error=True, return_info=True, **opts)
+    if method in ("series", "exact", "laplace", "auto"):
+        symcheck.grad_log_hyp0f1(sig, 3, method=method)
+    assert np.array_equal(sig, keep)

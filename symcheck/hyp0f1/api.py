@@ -151,15 +151,16 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
         _take(options, {}, method)
         value, error, names = _auto(flat, k)
     else:
-        value, error = _run(method, flat, k, options)
-        names = np.full(flat.shape[0], method, dtype=object)
+        value, error = _run(method, flat, k, options, want_error or want_info)
+        names = None
     shape = sig.shape[:-1]
-    value, error = value.reshape(shape), error.reshape(shape)
-    out = [value]
+    out = [value.reshape(shape)]
+    if want_error or want_info:
+        error = error.reshape(shape)
     if want_error:
         out.append(error)
     if want_info:
-        names = names.reshape(shape)
+        names = np.full(shape, method, dtype=object) if names is None else names.reshape(shape)
         out.append(Hyp0f1Info(method=names, error=error, rigorous=(names == "series")))
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -173,12 +174,13 @@ def _closed_form_error(value: np.ndarray, flat: np.ndarray, k: int) -> np.ndarra
     return err
 
 
-def _run(method: str, flat: np.ndarray, k: int, options: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(value, error) of one named method on validated rows ``flat`` (n, k)."""
+def _run(method: str, flat: np.ndarray, k: int, options: dict, need_error: bool = True):
+    """(value, error) of one named method on validated rows ``flat`` (n, k); the Laplace error
+    (0 at σ = 0, else unknown) only if ``need_error`` (it costs a pass over a hot path's input)."""
     if method == "laplace":
         opts = _take(options, {"variant": "listing"}, method)
         value = laplace.log_hyp0f1_laplace(flat, k, variant=opts["variant"])
-        return value, np.where(np.all(flat == 0, axis=1), 0.0, np.inf)
+        return value, (np.where(np.all(flat == 0, axis=1), 0.0, np.inf) if need_error else None)
     if method == "series":
         opts = _take(options, {"rtol": 1e-14, "max_degree": 200}, method)
         value, rel = series.log_hyp0f1_series(flat, k, rtol=opts["rtol"], max_degree=opts["max_degree"])
