@@ -87,7 +87,12 @@ EPS = np.finfo(float).eps
 
 
 def _in_tolerances(excess, tolerance) -> float:
-    """``excess / tolerance``; a tolerance of 0 asks for exact arithmetic (0 at equality, ±inf otherwise)."""
+    """``excess / tolerance``; a tolerance of 0 asks for exact arithmetic (0 at equality, ±inf otherwise).
+
+    A NaN excess or tolerance (an unresolved value or error bound) counts as +inf: that row fails.
+    """
+    if math.isnan(excess) or math.isnan(tolerance):
+        return math.inf
     if tolerance > 0:
         return excess / tolerance
     return 0.0 if excess == 0 else math.copysign(math.inf, excess)

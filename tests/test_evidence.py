@@ -57,3 +57,10 @@ def test_all_of_holds_only_when_every_part_holds_and_reports_the_failing_part():
     ev = all_of([ok, bad], "both", corrected=3.0)
     assert not ev.holds and ev.printed == 2.0 and ev.corrected == 3.0
     assert "ok" in ev.detail and "bad" in ev.detail and len(ev.params["parts"]) == 2
+
+
+@pytest.mark.parametrize("value, tol", [(float("nan"), 1.0), (0.0, float("nan")), (0.5, float("nan"))])
+def test_a_nan_value_or_tolerance_fails_in_any_position(value, tol):
+    rows = [("ok", 0.0, 0.0, 1.0), ("nan", value, 0.0, tol)]
+    assert not evidence_from_rows(rows, "x").holds and not evidence_from_rows(rows[::-1], "x").holds
+    assert not bound_from_rows(rows, "x").holds and not bound_from_rows(rows, "x", side="lower", strict=True).holds
