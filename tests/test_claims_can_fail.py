@@ -437,6 +437,13 @@ def test_fig1_catches_marginal_instead_of_conditional_variances(monkeypatch):
     assert_fails("turner.fig1.conditional-width")
 
 
+def test_breaking_threshold_catches_a_shifted_threshold(monkeypatch):
+    # the KL at 2Δ: the threshold moves to about Δ_c/2, so at 0.9·Δ_c the symmetric point is still the minimum
+    original = turner_factored.binary_chain_factored_kl
+    monkeypatch.setattr(turner_factored, "binary_chain_factored_kl", lambda rho, delta: original(rho, 2 * delta))
+    assert_fails("turner.sec2.2.breaking-threshold")
+
+
 def test_eq17_catches_wrong_odds(monkeypatch):
     # Δ in place of the odds Δ/(1 − Δ)
     monkeypatch.setattr(tbs, "eq17_rhs", lambda rho, delta: 1.0 / (1.0 + delta ** (2.0 * rho - 1.0)))
