@@ -293,6 +293,32 @@ def test_symmetrised_a_catches_corrected_equal_to_printed(monkeypatch):
     assert_fails("moore.appA.symmetrised-A")
 
 
+def test_poster_general_sigma_catches_a_wrong_corrected_density(monkeypatch):
+    original = moore_orthogonal.orthogonal_logpdf
+    monkeypatch.setattr(moore_orthogonal, "orthogonal_logpdf", lambda x, m, s, **kw: original(x, m, 1.01 * s, **kw))
+    assert_fails("moore.appA.poster-general-sigma")
+
+
+def test_listing1_kl_catches_the_symmetrised_a_in_the_corrected_r(monkeypatch):
+    original = moore_orthogonal.moore_r
+    monkeypatch.setattr(moore_orthogonal, "moore_r",
+                        lambda X, M, c, form="corrected", **kw: original(X, M, c, form="printed", **kw))
+    assert_fails("moore.appA.listing1-kl")
+
+
+def test_sampling_catches_the_symmetrised_a_in_the_corrected_r(monkeypatch):
+    original = moore_orthogonal.moore_r
+    monkeypatch.setattr(moore_orthogonal, "moore_r",
+                        lambda X, M, c, form="corrected", **kw: original(X, M, c, form="printed", **kw))
+    assert_fails("moore.appA.sampling-interpretation")
+
+
+def test_wasted_rotations_catches_a_mean_of_full_rank_always(monkeypatch):
+    original = moore_orthogonal._mean_with_rank
+    monkeypatch.setattr(moore_orthogonal, "_mean_with_rank", lambda rank, norm, Q, R: original(R.shape[0], norm, Q, R))
+    assert_fails("moore.appA.wasted-rotations")
+
+
 def test_fg_factorisation_catches_a_wrong_reference_variance(monkeypatch):
     original = moore_orthogonal._log_ratio
     monkeypatch.setattr(moore_orthogonal, "_log_ratio", lambda X, M, V: original(X, M, 1.1 * np.asarray(V)))
