@@ -33,7 +33,7 @@ import symcheck.signflip_exact as signflip_exact
 from symcheck.claims import get_claim
 from symcheck.gaussian import gaussian_logpdf
 from symcheck.groups import MLPPermutation, SignFlip
-from symcheck.hyp0f1 import log_hyp0f1, series
+from symcheck.hyp0f1 import closed_form, log_hyp0f1, series
 from symcheck.models.gelberg_bnn import TwoReLUNet
 
 
@@ -192,6 +192,27 @@ def test_reference_closed_forms_catch_wrong_bessel_order(monkeypatch):
 
     monkeypatch.setattr(hyp0f1_series, "closed_form_mp", planted)
     assert_fails("hyp0f1.series.reference-closed-forms")
+
+
+@pytest.mark.parametrize("claim_id", ["hyp0f1.series.vs-reference", "hyp0f1.series.vs-reference-large-k"])
+def test_series_vs_reference_catches_a_1e10_offset(monkeypatch, claim_id):
+    original = series.log_hyp0f1_series
+    monkeypatch.setattr(series, "log_hyp0f1_series",
+                        lambda sig, k, *a, **kw: (lambda v, b: (v + 1e-10, b))(*original(sig, k, *a, **kw)))
+    assert_fails(claim_id)
+
+
+@pytest.mark.parametrize("claim_id", ["hyp0f1.series.reference-o3-quadrature", "hyp0f1.series.truncation-bound"])
+def test_reference_checks_catch_a_reference_at_a_shifted_argument(monkeypatch, claim_id):
+    original = hyp0f1_series.hyp0f1_reference
+    monkeypatch.setattr(hyp0f1_series, "hyp0f1_reference",
+                        lambda sig, k, dps: original(1.001 * np.asarray(sig, dtype=float), k, dps=dps))
+    assert_fails(claim_id)
+
+
+def test_series_gradient_catches_a_1e9_relative_error(monkeypatch):
+    monkeypatch.setattr(closed_form, "grad_log_hyp0f1_exact", scaled(closed_form.grad_log_hyp0f1_exact, 1 + 1e-9))
+    assert_fails("hyp0f1.series.gradient-closed-forms")
 
 
 # ----- Moore, Sec. 3.1 (sign flip) ---------------------------------------------------------

@@ -15,7 +15,7 @@ import math
 import mpmath
 import numpy as np
 
-from symcheck.claims import Claim, Evidence, register
+from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, register
 from symcheck.haar_quadrature import O3_GRIDS, o3_log_integral
 from symcheck.hyp0f1 import closed_form, series
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp
@@ -60,22 +60,17 @@ def _grid(rng, cases):
 
 def _compare_with_reference(grid):
     """Series (rtol = 1e-14) vs the reference on each row; holds if err ≤ bound ≤ 1e-12 everywhere."""
-    ok, worst = True, None
+    errors, bounds = [], []
     for k, sig in grid:
         val, bound = series.log_hyp0f1_series(sig, k)
         val, bound = float(val), float(bound)
-        ref = _ref_log(sig, k)
-        err = _rel_err(val, ref)
-        tol = bound + float(_log_rounding(val))
-        ok &= (err <= tol) and (bound <= 1e-12)
-        if worst is None or err / tol > worst[0]:
-            worst = (err / tol, k, sig, val, float(ref), err, tol, bound)
-    ratio, k, sig, val, ref, err, tol, bound = worst
-    return Evidence(printed=val, independent=ref, tolerance=tol, holds=ok,
-                    detail=(f"{len(grid)} rows; worst err/tol = {ratio:.3g} at k={k}, sigma={np.round(sig, 4).tolist()}: "
-                            f"|F̂/F − 1| = {err:.3e}, reported bound {bound:.3e} (truncation + rounding, "
-                            f"+ u|log F| for the stored log); reference at dps={DPS}"),
-                    params={"rtol": 1e-14, "dps": DPS, "rows": len(grid)})
+        label = f"k={k}, sigma={np.round(sig, 4).tolist()}"
+        errors.append((f"{label}: |F̂/F − 1|", _rel_err(val, _ref_log(sig, k)), 0.0, bound + float(_log_rounding(val))))
+        bounds.append((f"{label}: reported bound", bound, 1e-12, 0.0))
+    return all_of([evidence_from_rows(errors, f"relative error of the series vs the reference (dps={DPS}) within its "
+                                              "reported bound (truncation + rounding, + u|log F| for the stored log)"),
+                   bound_from_rows(bounds, "reported bound ≤ 1e-12")],
+                  f"{len(grid)} rows", {"rtol": 1e-14, "dps": DPS, "rows": len(grid)})
 
 
 def _check_vs_reference(rng):
@@ -145,22 +140,16 @@ def _closed_form_cases(rng, sum_limit):
 
 
 def _check_series_closed_forms(rng):
-    ok, worst = True, None
+    rows = []
     for k, sig in _closed_form_cases(rng, series_sum_limit):
         val, bound = series.log_hyp0f1_series(sig, k)
         exact = closed_form.log_hyp0f1_exact(sig, k)
         # closed forms: scaled Bessel/cosh to a few ulps, log adds u|log F|: 8u(1 + |log F|)
         tol = bound + _log_rounding(val) + 8 * U * (1 + np.abs(exact))
-        dev = np.abs(val - exact)
-        ok &= bool(np.all(dev <= tol))
-        i = int(np.argmax(dev / tol))
-        if worst is None or dev[i] / tol[i] > worst[0]:
-            worst = (dev[i] / tol[i], k, sig[i], val[i], exact[i], tol[i])
-    ratio, k, sig, val, exact, tol = worst
-    return Evidence(printed=float(val), independent=float(exact), tolerance=float(tol), holds=ok,
-                    detail=(f"k = 1, 2 (cosh, ½[I₀(σ₁+σ₂)+I₀(σ₁−σ₂)]) and rank one in k = 3, 5, 12 (Bessel I_(k/2−1)); "
-                            f"worst |Δ log|/tol = {ratio:.3g} at k={k}, sigma={np.round(sig, 4).tolist()}"),
-                    params={"rtol": 1e-14})
+        rows += [(f"k={k}, sigma={np.round(row, 4).tolist()}", float(v), float(e), float(t))
+                 for row, v, e, t in zip(sig, val, exact, tol)]
+    return evidence_from_rows(rows, "log ₀F₁ by the series vs k = 1, 2 (cosh, ½[I₀(σ₁+σ₂)+I₀(σ₁−σ₂)]) and rank one in "
+                                    "k = 3, 5, 12 (Bessel I_(k/2−1))", {"rtol": 1e-14})
 
 
 register(Claim(
@@ -175,7 +164,7 @@ register(Claim(
 
 
 def _check_reference_closed_forms(rng):
-    ok, worst = True, None
+    rows = []
     tol = 10.0 ** (-(DPS - 2))
     for k, sig in _closed_form_cases(rng, reference_sum_limit):
         for row in sig:
@@ -183,15 +172,10 @@ def _check_reference_closed_forms(rng):
                 ref = hyp0f1_reference(row, k, dps=DPS)
                 exact = closed_form_mp(row, k)
                 dev = float(abs(ref / exact - 1))
-            ok &= dev <= tol
-            if worst is None or dev > worst[0]:
-                worst = (dev, k, row, float(ref), float(exact))
-    dev, k, row, ref, exact = worst
-    return Evidence(printed=ref, independent=exact, tolerance=tol, holds=ok,
-                    detail=(f"reference (dps={DPS}) vs mpmath closed forms at dps={DPS + 10}: worst relative "
-                            f"difference {dev:.3e} at k={k}, sigma={np.round(row, 4).tolist()}; tolerance 10^-(dps-2) "
-                            "(truncation ≤ 10^-(dps+2) plus the guarded recursion's rounding)"),
-                    params={"dps": DPS})
+            rows.append((f"k={k}, sigma={np.round(row, 4).tolist()}: |reference/closed form − 1|", dev, 0.0, tol))
+    return evidence_from_rows(rows, f"reference (dps={DPS}) vs mpmath closed forms at dps={DPS + 10}; tolerance "
+                                    "10^-(dps-2) (truncation ≤ 10^-(dps+2) plus the guarded recursion's rounding)",
+                              {"dps": DPS})
 
 
 register(Claim(
@@ -206,24 +190,16 @@ register(Claim(
 
 
 def _check_reference_o3(rng):
-    ok, worst = True, None
+    rows = []
     for sig in ([0.5, 0.3, 0.1], [2.0, 1.0, 0.5], [3.0, 2.5, 1.0], [4.0, 0.2, 3.0]):
         # exponentially convergent Euler grids: the error of the finer is ≪ |fine − coarse| (in logs);
         # float64: ~1e5 positive terms and exp of arguments ≤ Σσ: 64u
         fine, grid_err = o3_log_integral(lambda T, s=np.asarray(sig): np.einsum("nii,i->n", T, s))
-        tol = grid_err + 64 * U
         with mpmath.workdps(DPS + 10):
             ref = float(mpmath.log(hyp0f1_reference(sig, 3, dps=DPS)))
-        dev = abs(ref - fine)
-        ok &= dev <= tol
-        if worst is None or dev / tol > worst[0]:
-            worst = (dev / tol, sig, ref, fine, tol)
-    ratio, sig, ref, fine, tol = worst
-    return Evidence(printed=ref, independent=fine, tolerance=tol, holds=ok,
-                    detail=(f"worst |log reference − log quadrature|/tol = {ratio:.3g} at sigma={sig}; quadrature: "
-                            f"Euler-angle grids on SO(3) plus the −I coset (sizes {O3_GRIDS}), error estimate "
-                            "|fine − coarse|"),
-                    params={"grids": list(O3_GRIDS)})
+        rows.append((f"sigma={sig}", ref, fine, grid_err + 64 * U))
+    return evidence_from_rows(rows, f"log reference vs log quadrature: Euler-angle grids on SO(3) plus the −I coset "
+                                    f"(sizes {O3_GRIDS}), error estimate |fine − coarse|", {"grids": list(O3_GRIDS)})
 
 
 register(Claim(
@@ -238,7 +214,7 @@ register(Claim(
 
 def _check_truncation_bound(rng):
     """At fixed low degrees the truncation error is large; it must stay below the reported bound."""
-    ok, worst, n, tight = True, None, 0, 0.0
+    rows = []
     for k, scale in ((2, 3.0), (3, 2.0), (5, 1.0)):
         for degree in (1, 2, 4, 7, 11, 16):
             sig = scale * rng.uniform(0.2, 1.0, k)
@@ -246,19 +222,13 @@ def _check_truncation_bound(rng):
             val, bound = float(val), float(bound)
             if not np.isfinite(bound):
                 continue
-            err = _rel_err(val, _ref_log(sig, k))
-            tol = bound + float(_log_rounding(val))
-            ok &= err <= tol
-            n += 1
-            tight = max(tight, err / tol)
-            if worst is None or err / tol > worst[0]:
-                worst = (err / tol, k, degree, sig, err, tol)
-    ratio, k, degree, sig, err, tol = worst
-    return Evidence(printed=err, independent=tol, tolerance=tol, holds=ok and n >= 12,
-                    detail=(f"{n} (k, degree, σ) cases with finite bound; worst actual/bound = {ratio:.3g} at k={k}, "
-                            f"degree={degree}, sigma={np.round(sig, 3).tolist()} (actual error {err:.3e} vs bound "
-                            f"{tol:.3e}); the bound is s^(2M+2)/(2M+2)!/(1−r) relative to the partial sum, plus rounding"),
-                    params={"degrees": [1, 2, 4, 7, 11, 16]})
+            rows.append((f"k={k}, degree={degree}, sigma={np.round(sig, 3).tolist()}",
+                         _rel_err(val, _ref_log(sig, k)), 0.0, bound + float(_log_rounding(val))))
+    return all_of([evidence_from_rows(rows, "actual error vs the bound s^(2M+2)/(2M+2)!/(1−r) relative to the partial "
+                                            "sum, plus rounding"),
+                   bound_from_rows([("(k, degree, σ) cases with finite bound", len(rows), 12, 0)],
+                                   "at least 12 cases", side="lower")],
+                  "truncated series", {"degrees": [1, 2, 4, 7, 11, 16]})
 
 
 register(Claim(
@@ -285,7 +255,7 @@ def grad_tolerance(sig, k, grad, value, degree):
 
 
 def _check_gradient(rng):
-    ok, worst = True, None
+    rows = []
     cases = [(1, np.exp(rng.uniform(-5, 2.5, 1))), (2, np.exp(rng.uniform(-5, 2.5, 2))),
              (2, np.array([3.0, 3.0])), (4, np.array([6.0, 0.0, 0.0, 0.0])), (7, np.array([0.0, 2.5] + [0.0] * 5))]
     for k, sig in cases:
@@ -294,17 +264,10 @@ def _check_gradient(rng):
         degree = int(series.series_degree_needed(sig[None], k, 1e-14)[0])
         exact = closed_form.grad_log_hyp0f1_exact(sig, k)
         tol = grad_tolerance(sig, k, g, float(val), degree) + 8 * U * (1 + np.abs(exact))
-        dev = np.abs(g - exact)
-        ok &= bool(np.all(dev <= tol))
-        i = int(np.argmax(dev / tol))
-        if worst is None or dev[i] / tol[i] > worst[0]:
-            worst = (dev[i] / tol[i], k, sig, g[i], exact[i], tol[i])
-    ratio, k, sig, g, exact, tol = worst
-    return Evidence(printed=float(g), independent=float(exact), tolerance=float(tol), holds=ok,
-                    detail=(f"series gradient vs closed-form gradients (tanh, Bessel I₁/I₀, I_(k/2)/I_(k/2−1)); worst "
-                            f"dev/tol = {ratio:.3g} at k={k}, sigma={np.round(sig, 4).tolist()}; tolerance from the "
-                            "derivative tail bound and rounding"),
-                    params={"rtol": 1e-14})
+        rows += [(f"k={k}, sigma={np.round(sig, 4).tolist()}, ∂/∂σ_{i}", float(g[i]), float(exact[i]), float(tol[i]))
+                 for i in range(k)]
+    return evidence_from_rows(rows, "series gradient vs closed-form gradients (tanh, Bessel I₁/I₀, I_(k/2)/I_(k/2−1)); "
+                                    "tolerance from the derivative tail bound and rounding", {"rtol": 1e-14})
 
 
 register(Claim(
