@@ -491,6 +491,20 @@ def test_breaking_threshold_catches_a_shifted_threshold(monkeypatch):
     assert_fails("turner.sec2.2.breaking-threshold")
 
 
+def test_fig5_catches_a_zero_temperature_bias_off_the_variational_one(monkeypatch):
+    original = fa_model.fa_learn_with_tolerance
+    monkeypatch.setattr(fa_model, "fa_learn_with_tolerance", lambda objective, *a, **kw: (
+        lambda v, t: (v + 0.01 * (objective == "zero_temperature"), t))(*original(objective, *a, **kw)))
+    assert_fails("turner.fig5.zero-temperature-bias-map")
+
+
+def test_fig8_catches_a_variational_covariance_wider_than_the_posterior(monkeypatch):
+    original = ica_model.ica_variational_fit
+    monkeypatch.setattr(ica_model, "ica_variational_fit",
+                        lambda *a, **kw: (lambda f: dict(f, Sigma=10.0 * np.asarray(f["Sigma"])))(original(*a, **kw)))
+    assert_fails("turner.fig8.ica-posterior-multimodal-q-compact")
+
+
 def test_eq17_catches_wrong_odds(monkeypatch):
     # Δ in place of the odds Δ/(1 − Δ)
     monkeypatch.setattr(tbs, "eq17_rhs", lambda rho, delta: 1.0 / (1.0 + delta ** (2.0 * rho - 1.0)))
