@@ -129,7 +129,7 @@ BUDGET: list[BudgetEntry] = [
     BudgetEntry("exact", "exact", Region((4, 12), (0.0, 10.0), ("rank one",)), 8e-15, "measured"),  # 7.71e-15
     BudgetEntry("exact", "exact", Region((4, 12), _LARGE, ("rank one",)), 8e-13, "measured"),  # 7.54e-13
     # holonomic: refuses equal/close σ ≤ 0.1 (clusters too near 0); k ≥ 9 costs seconds per value
-    BudgetEntry("holonomic", "holonomic", Region((1, 8), (0.3, 10.0)), 2e-10, "measured"),  # 1.41e-10
+    BudgetEntry("holonomic", "holonomic", Region((1, 8), (0.0, 10.0)), 2e-10, "measured"),  # 1.41e-10
     BudgetEntry("holonomic", "holonomic", Region((1, 8), _LARGE), 2e-11, "measured"),  # 1.77e-11
     # asymptotic: valid where every pair sum is large (rank one with k ≥ 3 is undefined)
     BudgetEntry("asymptotic (order 0)", "asymptotic", Region((2, 3), _LARGE, _SPREAD_EQUAL), 0.04, "measured",

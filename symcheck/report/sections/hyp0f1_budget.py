@@ -52,8 +52,7 @@ def render(ctx) -> str:
     lines.append("")
     lines.append("*used* = measured max / budget (≤ 100 % is enforced; measured budgets are ≥ 50 % used). Not "
                  "budgeted: `mc` (its error is its standard error, checked by the claims), the holonomic method "
-                 "for k ≥ 9 (seconds per value) and for nearly equal σ ≤ 0.1 (it refuses clusters that close to "
-                 "0), the asymptotic expansion where a pair sum σᵢ + σⱼ is small (rank one with k ≥ 3, σ_max < 1), "
+                 "for k ≥ 9 (seconds per value), the asymptotic expansion where a pair sum σᵢ + σⱼ is small (rank one with k ≥ 3, σ_max < 1), "
                  "and every input without a ≥ 30-digit reference (several non-zero σ with k ≥ 4 beyond Σσ ≈ 5–10).")
     lines.append("")
     banner = table.banner
