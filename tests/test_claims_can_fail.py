@@ -25,6 +25,7 @@ import symcheck.claims.turner_factored as turner_factored
 import symcheck.models.gelberg as gelberg_eqs
 import symcheck.models.gelberg_interpolation as gelberg_interpolation
 import symcheck.models.louizos as lw_model
+import symcheck.models.moore_scalar as moore_scalar
 import symcheck.models.turner_fa as fa_model
 import symcheck.models.turner_factored as tbs
 import symcheck.models.turner_ica as ica_model
@@ -227,14 +228,14 @@ def test_kl_modes_catches_gap_without_factor_two_in_the_flip(monkeypatch):
 
 def test_eq5_bound_catches_subtracted_kl(monkeypatch, fresh_signflip_optima):
     # eq. (5) with − KL instead of + KL: its maximum falls below that of eq. (2) where MFVI leaves the origin
-    original = moore_signflip.signflip_gap_1d
-    monkeypatch.setattr(moore_signflip, "signflip_gap_1d", lambda s: -original(s))
+    original = moore_scalar.signflip_gap_1d
+    monkeypatch.setattr(moore_scalar, "signflip_gap_1d", lambda s: -original(s))
     assert_fails("moore.eq5.bound")
 
 
 def test_eq5_two_forms_catches_half_the_kl(monkeypatch):
     # eq. (5) with KL[q*‖q̃]/2: the closed form leaves the MC estimate of eq. (4)
-    monkeypatch.setattr(moore_signflip, "signflip_gap_1d", scaled(moore_signflip.signflip_gap_1d, 0.5))
+    monkeypatch.setattr(moore_scalar, "signflip_gap_1d", scaled(moore_scalar.signflip_gap_1d, 0.5))
     assert_fails("moore.eq5.two-forms")
 
 

@@ -23,9 +23,9 @@ log p(r) shows the failure, and the corrected value must stay below log p(r) for
 from __future__ import annotations
 
 import numpy as np
-from scipy import integrate
 
 from symcheck.claims import Claim, all_of, bound_from_rows, register, z_for_alpha
+from symcheck.models.moore_scalar import base_terms_1x2, log_evidence_1x2
 from symcheck.orthogonal import moore_kl
 
 R_OBS, NOISE_VAR = 2.0, 1.0
@@ -33,29 +33,10 @@ M_STAR = np.array([[1.14, -0.09], [1.03, 0.48]])
 C_STAR = 0.32
 
 
-def log_evidence(r: float = R_OBS, noise_var: float = NOISE_VAR) -> float:
-    """log p(r) of r = u vᵀ + ε, u, v ∈ R^{1×2}, by 1-D quadrature over t = |u|² ~ χ²₂."""
-    f = lambda t: 0.5 * np.exp(-t / 2 - r * r / (2 * (noise_var + t))) / np.sqrt(2 * np.pi * (noise_var + t))
-    val, _ = integrate.quad(f, 0, np.inf, epsabs=0, epsrel=1e-13)
-    return float(np.log(val))
-
-
-def base_terms(M: np.ndarray, c: float, r: float = R_OBS, noise_var: float = NOISE_VAR) -> float:
-    """E_{q*}[log p(r, X)] + H(q*) in closed form for q* = N(M, cI) (module notes)."""
-    n, k = M.shape
-    mu, mv = M
-    e_uv = mu @ mv
-    e_uv2 = e_uv**2 + c * (mu @ mu) + c * (mv @ mv) + k * c * c
-    ell = -0.5 * np.log(2 * np.pi * noise_var) - (r * r - 2 * r * e_uv + e_uv2) / (2 * noise_var)
-    prior = -0.5 * n * k * np.log(2 * np.pi) - 0.5 * (np.sum(M * M) + n * k * c)
-    entropy = 0.5 * n * k * np.log(2 * np.pi * np.e * c)
-    return float(ell + prior + entropy)
-
-
 def _check(rng):
     z = z_for_alpha()
-    logp = log_evidence()
-    base = base_terms(M_STAR, C_STAR)
+    logp = log_evidence_1x2(R_OBS, NOISE_VAR)
+    base = base_terms_1x2(M_STAR, C_STAR, R_OBS, NOISE_VAR)
     seed = int(rng.integers(2**63))
     # common random numbers: the two KL estimates use the same draws X ~ q*
     kl_p, se_p = moore_kl(M_STAR, C_STAR, 20_000, seed, form="printed", method="exact")

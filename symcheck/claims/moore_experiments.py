@@ -15,10 +15,10 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import optimize
 
-from symcheck.claims import EPS, Claim, Evidence, brent_argmax_tolerance, evidence_from_rows, register
-from symcheck.claims.moore_signflip import _R_GRID, _maximise, _product_error, elbo_meanfield
+from symcheck.claims import EPS, Claim, brent_argmax_tolerance, evidence_from_rows, register
+from symcheck.claims.moore_signflip import _R_GRID, _maximise, _product_error
 from symcheck.models.moore_mf import fit_map, fit_mfvi, map_closed_form, nakajima_threshold, nakajima_vb, sample_problem
-from symcheck.models.moore_scalar import GOLDEN, mfvi_product, ring_radius, scalar_problem
+from symcheck.models.moore_scalar import GOLDEN, elbo_meanfield, mfvi_product, ring_radius, scalar_problem
 
 #: r values for the coordinate-ascent route: both sides of φ ≈ 1.618, two of them within 0.02.
 _R_CAVI = (0.5, 1.0, 1.5, 1.6, 1.65, 2.0, 3.0)

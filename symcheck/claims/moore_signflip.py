@@ -13,14 +13,14 @@ import functools
 import math
 
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import optimize, stats
 from scipy.special import ndtr
 
 from symcheck.claims import (FALSE_FAILURE_ALPHA, Claim, all_of, bound_from_rows, evidence_from_rows, minimiser_radius,
                              register, z_for_alpha)
-from symcheck.gaussian import entropy_gaussian
 from symcheck.groups import SignFlip
-from symcheck.signflip_exact import signflip_gap_1d
+from symcheck.models.moore_scalar import (bayes_predictive_mean, elbo_meanfield, elbo_symmetrized, log_evidence,
+                                          log_joint, map_predictive_mean)
 from symcheck.symmetrize import elbo_symmetrized_eq4, sample_symmetrized, symmetrization_gap
 
 Z = z_for_alpha()
@@ -31,48 +31,6 @@ _R_GRID = (0.5, 1.0, 1.5, 2.0, 3.0)
 OBJ_TOL = 1e-12
 #: log p(r) and E[uv | r]: quadratures at epsrel 1e-13 and 1e-12 of O(1) values.
 QUAD_TOL = 1e-11
-
-
-def log_joint(z, r):
-    """log p(r, u, v) for a batch ``z`` of shape (S, 2)."""
-    u, v = z[:, 0], z[:, 1]
-    return -1.5 * _LOG_2PI - 0.5 * (u * u + v * v + (r - u * v) ** 2)
-
-
-def elbo_meanfield(params, r):
-    """Moore eq. (2) in closed form for q* = N(m_u, s_u) N(m_v, s_v); params = (m_u, m_v, log s_u, log s_v)."""
-    mu, mv, lu, lv = params
-    su, sv = math.exp(lu), math.exp(lv)
-    eu2, ev2 = mu * mu + su, mv * mv + sv
-    e_log_joint = -1.5 * _LOG_2PI - 0.5 * (eu2 + ev2 + r * r - 2 * r * mu * mv + eu2 * ev2)
-    return e_log_joint + entropy_gaussian(np.array([su, sv]))
-
-
-def elbo_symmetrized(params, r):
-    """Moore eq. (5): eq. (2) + KL[q*‖q̃] (sign flip of (u, v), exact by quadrature).
-
-    KL depends on q* only through s = m_u²/s_u + m_v²/s_v (see ``SignFlip.exact_gap``).
-    """
-    mu, mv, lu, lv = params
-    return elbo_meanfield(params, r) + signflip_gap_1d(mu * mu / math.exp(lu) + mv * mv / math.exp(lv))
-
-
-def log_evidence(r):
-    """log p(r) = log ∫ N(u; 0, 1) N(r; 0, 1 + u²) du (1-D quadrature)."""
-    f = lambda u: math.exp(-0.5 * u * u - 0.5 * r * r / (1 + u * u)) / (2 * math.pi * math.sqrt(1 + u * u))  # noqa: E731
-    return math.log(integrate.quad(f, -np.inf, np.inf, epsabs=0, epsrel=1e-13)[0])
-
-
-def bayes_predictive_mean(r):
-    """E[uv | r]: v | u, r is Gaussian with mean ru/(1+u²), so E[uv|r] = E[r u²/(1+u²) | r] (1-D quadrature)."""
-    w = lambda u: math.exp(-0.5 * u * u - 0.5 * r * r / (1 + u * u)) / math.sqrt(1 + u * u)  # noqa: E731
-    num = integrate.quad(lambda u: w(u) * r * u * u / (1 + u * u), -np.inf, np.inf, epsabs=0, epsrel=1e-12)[0]
-    return num / integrate.quad(w, -np.inf, np.inf, epsabs=0, epsrel=1e-12)[0]
-
-
-def map_predictive_mean(r):
-    """uv at the MAP: ∂/∂u of −(u²+v²+(r−uv)²)/2 vanishes at u = v = √(r−1) for r > 1, else at 0."""
-    return max(r - 1.0, 0.0)
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,17 +15,8 @@ import time
 import warnings
 
 import numpy as np
-
 from scipy import optimize
 
-from symcheck.claims.moore_signflip import (
-    bayes_predictive_mean,
-    elbo_meanfield,
-    elbo_symmetrized,
-    log_evidence,
-    log_joint,
-    map_predictive_mean,
-)
 from symcheck.hyp0f1 import log_hyp0f1
 from symcheck.hyp0f1.api import log_hyp0f1_mc
 from symcheck.models.moore_mf import (
@@ -37,7 +28,9 @@ from symcheck.models.moore_mf import (
     reconstruction_error,
     sample_problem,
 )
-from symcheck.models.moore_scalar import GOLDEN, log_marginal_u, mfvi_optimum, mfvi_product, ring_radius
+from symcheck.models.moore_scalar import (GOLDEN, bayes_predictive_mean, elbo_meanfield, elbo_symmetrized, log_evidence,
+                                          log_joint, log_marginal_u, map_predictive_mean, mfvi_optimum, mfvi_product,
+                                          ring_radius)
 
 ORDER = 35
 TITLE = "Moore's experiments (Figs. 1–4) with exact baselines"
