@@ -34,7 +34,8 @@ N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit: the exponential Rung
 Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4), with step-doubling error control and
 local extrapolation. The stiffness Σσ of the asymptotic solutions never limits the step.
 
-Initial values. At s₀ = ŝ/Σ|σᵢ| (ŝ = 1) the 2^m values (2) come from the zonal series with
+Initial values. At s₀ = ŝ/Σσᵢ (ŝ from 8 for m ≤ 6 down to 1.5 for m > 10, :func:`_start`; s₀ = 1
+where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
 derivatives (Koev & Edelman 2006 branching, one variable at a time, each level carrying a
 "differentiated or not" flag per variable). By (2) the part of G_S of total degree n in y is
 bounded by ŝⁿ/n! (|Tᵢᵢ| ≤ 1), so truncating at partition size M leaves at most
@@ -76,8 +77,6 @@ from symcheck.hyp0f1 import series
 
 __all__ = ["CLUSTER_GAP", "MAX_M", "log_hyp0f1_holonomic"]
 
-#: Scaled starting point of the ray, ŝ = s₀ Σ|σᵢ|.
-S_HAT = 1.0
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
 #: Consecutive sorted σ closer than this times max(1, σ) form a cluster (spread + extrapolated).
@@ -127,7 +126,7 @@ def _walsh(v):
 
 @njit(cache=True)
 def _coefficients(sig, b):
-    """aᵢ, βᵢⱼ, γᵢₗ of the module docstring for (real or complex) σ of shape (m,)."""
+    """aᵢ, βᵢⱼ, γᵢₗ of the module docstring for σ of shape (m,)."""
     m = sig.shape[0]
     a = np.empty(m, dtype=sig.dtype)
     beta = np.zeros((m, m), dtype=sig.dtype)
