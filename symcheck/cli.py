@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
                           "the 'dask' extra) instead of a local process pool; results are the same bit for bit")
     rep.add_argument("--workers", type=_workers, metavar="N",
                      help="size of the local process pool of the sweeps (default: the number of CPUs; 1: serial)")
+    rep.add_argument("--no-cache", action="store_true",
+                     help="compute every fit anew and store none (default: reuse the results in OUT/cache whose "
+                          "code and parameters are unchanged)")
     rep.set_defaults(func=_cmd_report, parser=rep)
 
     lst = sub.add_parser("claims", help="list (or --run) the claims; filter with --errata, --paper, --status")
@@ -106,7 +109,7 @@ def _cmd_report(args, parser) -> int:
     except ValueError as err:
         parser.error(f"argument --{err}")
     out = build_report(args.out, seed=args.seed, quick=args.quick, only=args.only, scheduler=args.scheduler,
-                       workers=args.workers)
+                       workers=args.workers, cache=not args.no_cache)
     print(f"report written to {out}/index.html (and README.md)")
     return 0
 

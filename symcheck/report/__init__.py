@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
 from symcheck.report import provenance as _provenance
 from symcheck.report import sections as _sections_pkg
+from symcheck.report.cache import ResultCache
 from symcheck.report.html import render_pages
 from symcheck.report.markdown_page import render_markdown
 from symcheck.report.verdict import number
@@ -56,6 +57,7 @@ class ReportContext:
 
     ``scheduler`` (a Dask scheduler address) and ``workers`` (local pool size) are passed to
     :func:`symcheck.sweep.run_sweep` by sections that sweep; results do not depend on them.
+    ``cache`` keeps the results of expensive sweeps (:mod:`symcheck.report.cache`).
     """
 
     out_dir: Path
@@ -64,6 +66,7 @@ class ReportContext:
     results: list[ClaimResult] = field(default_factory=list)
     scheduler: str | None = None
     workers: int | None = None
+    cache: ResultCache = field(default_factory=lambda: ResultCache(None))
 
     def save_figure(self, fig, name: str) -> str:
         """Save a matplotlib figure as ``<out_dir>/<name>.png`` (150 dpi); return its relative path."""
@@ -159,7 +162,8 @@ def check_only(out_dir, only: list[str] | None, sections: list[ModuleType] | Non
 
 def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, only: list[str] | None = None,
                  claims: list[Claim] | None = None, sections: list[ModuleType] | None = None,
-                 progress: bool | None = None, scheduler: str | None = None, workers: int | None = None) -> Path:
+                 progress: bool | None = None, scheduler: str | None = None, workers: int | None = None,
+                 cache: bool = True) -> Path:
     """Run the claims and sections and write the report (HTML, Markdown, JSON, plots) to ``out_dir``.
 
     Parameters
@@ -185,6 +189,10 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
         (default: a local process pool); the results are the same bit for bit.
     workers : int, optional
         Size of the local process pool of the sweeps (default: the number of CPUs).
+    cache : bool
+        Reuse and store the results of expensive sweeps in ``<out_dir>/cache``
+        (:mod:`symcheck.report.cache`; entries of a swept name that this run did not use are
+        deleted, except in quick mode). ``False``: compute everything and store nothing.
 
     Returns
     -------
@@ -208,7 +216,9 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
         stage = Path(tmp)
-        ctx = ReportContext(out_dir=stage, seed=seed, quick=quick, scheduler=scheduler, workers=workers)
+        results_cache = ResultCache(out / "cache" if cache else None, commit=prov["git commit"])
+        ctx = ReportContext(out_dir=stage, seed=seed, quick=quick, scheduler=scheduler, workers=workers,
+                            cache=results_cache)
         if only is None:
             ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
             claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode
@@ -220,6 +230,8 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
         _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
+    if not quick:
+        results_cache.prune()
     return out
 
 

@@ -1,0 +1,303 @@
+"""Results of expensive report sweeps kept on disk, keyed by code version and parameters.
+
+A section that fits many models (Moore's Fig. 4, the digits MLPs) runs its tasks through
+:meth:`ResultCache.sweep` instead of :func:`symcheck.sweep.run_sweep`. Each task's result is
+stored as one JSON file and reused only when nothing that could change it has changed:
+
+* the sweep's name, the task's arguments (JSON) and its seed (entropy and spawn key);
+* the **code version**: a SHA-256 of the source of every symcheck module the sweep function
+  can reach — its own module and, transitively, every ``symcheck`` module imported by one of
+  them, parent packages included (:func:`code_version`). Editing any of those files
+  invalidates the entry; editing a report section's prose does not, as long as the sweep
+  function lives in a module of its own (``symcheck/experiments/``);
+* the versions of Python, NumPy, SciPy and Numba.
+
+Results must be JSON values (dicts, lists, str, float, int, bool, None); a freshly computed
+result is passed through JSON too, so a cached and a fresh result are equal bit for bit
+(Python's float ``repr`` round-trips exactly). Each worker writes its entry as soon as its task
+ends (atomically), so an interrupted cold run keeps what it finished.
+
+The committed report keeps its cache in ``reports/cache/``: a clean checkout of the same code
+reproduces the report from it in minutes, and any change to the code behind a sweep makes that
+sweep run again. Every entry records the commit, time and seconds of the run that computed it;
+sections report how many of their results came from the cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Callable, Sequence
+
+from symcheck._checks import check_callable
+from symcheck.sweep import Task, run_sweep
+
+__all__ = ["ResultCache", "SweepRecord", "code_version"]
+
+#: Bump to invalidate every entry when the entry format changes.
+FORMAT = 1
+
+
+#: The folder holding the ``symcheck`` package.
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module_source(name: str) -> tuple[Path, bytes] | None:
+    """(path, source) of the symcheck module or package ``name`` (or of an imported module
+    outside symcheck, e.g. a test's); None if ``name`` is not a module (an imported function)."""
+    if name != "symcheck" and not name.startswith("symcheck."):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        return None if file is None else (Path(file), Path(file).read_bytes())
+    base = _ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path, path.read_bytes()
+    return None
+
+
+def _imported_symcheck_modules(name: str, path: Path, source: bytes) -> set[str]:
+    """Names of symcheck modules (and packages) that the module ``name`` imports."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                mod = f"{base}.{node.module}" if node.module else base
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            found.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import submodule`
+    out = set()
+    for mod in found:
+        if mod == "symcheck" or mod.startswith("symcheck."):
+            parts = mod.split(".")
+            out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))  # parents run on import
+    return out
+
+
+def code_version(module: str) -> str:
+    """SHA-256 of the source of ``module`` and of every symcheck module it reaches by imports.
+
+    Parameters
+    ----------
+    module : str
+        Dotted name of a symcheck module (e.g. ``"symcheck.experiments.moore_fig4"``).
+
+    Returns
+    -------
+    str
+        Hex digest over the sorted (module name, source) pairs; names that are not modules
+        (``from symcheck.x import function``) are skipped.
+    """
+    sources: dict[str, bytes] = {}
+    stack = [module]
+    while stack:
+        name = stack.pop()
+        if name in sources:
+            continue
+        found = _module_source(name)
+        if found is None:
+            sources[name] = b""
+            continue
+        path, src = found
+        sources[name] = src
+        stack.extend(_imported_symcheck_modules(name, path, src) - sources.keys())
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        if sources[name]:
+            digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
+    return digest.hexdigest()
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "numba"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _json_roundtrip(value):
+    try:
+        return json.loads(json.dumps(value, allow_nan=True))
+    except TypeError as err:
+        raise ValueError(f"a cached sweep must return JSON values (dict, list, str, float, int, bool, None): {err}") \
+            from None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What a worker needs to compute one task and store it (picklable)."""
+
+    fn: Callable
+    path: Path | None
+    header: dict
+    commit: str
+
+
+def _compute_and_store(entry: _Entry, rng):
+    """Run one task (in a worker) and write its entry as soon as it is done."""
+    t0 = time.perf_counter()
+    result = _json_roundtrip(entry.fn(entry.header["args"], rng))
+    seconds = time.perf_counter() - t0
+    if entry.path is not None:
+        computed = {"commit": entry.commit, "seconds": round(seconds, 3),
+                    "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")}
+        _write_atomic(entry.path, json.dumps({**entry.header, "computed": computed, "result": result}, indent=1))
+    return result, seconds
+
+
+@dataclass
+class SweepRecord:
+    """How one cached sweep was served: tasks, hits, seconds computed now and saved by the cache."""
+
+    name: str
+    tasks: int = 0
+    hits: int = 0
+    seconds_computed: float = 0.0
+    seconds_cached: float = 0.0
+    commits: set = field(default_factory=set)
+
+    def summary(self) -> str:
+        """One sentence for a report section."""
+        if not self.tasks:
+            return f"{self.name}: no tasks."
+        text = (f"{self.tasks} fits: {self.tasks - self.hits} computed in this run ({self.seconds_computed:.0f} s of "
+                f"compute), {self.hits} from the result cache")
+        if self.hits:
+            text += (f" (they took {self.seconds_cached:.0f} s of compute when made, at commit"
+                     f"{'s' if len(self.commits) > 1 else ''} {', '.join(sorted(c[:12] for c in self.commits))}; "
+                     "keyed by the source of every module the fits import, see `symcheck/report/cache.py`)")
+        return text + "."
+
+
+class ResultCache:
+    """A folder of cached sweep results (``folder=None``: a cache that stores and finds nothing).
+
+    Parameters
+    ----------
+    folder : path or None
+        Where entries live (``<folder>/<name>/<key>.json``).
+    commit : str
+        Recorded in new entries (the report's git commit).
+    """
+
+    def __init__(self, folder: str | os.PathLike | None, commit: str = "unknown"):
+        self.folder = None if folder is None else Path(folder)
+        self.commit = commit
+        self.records: dict[str, SweepRecord] = {}
+        self._used: dict[str, set[str]] = {}
+
+    def _key(self, header: dict) -> str:
+        return hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:32]
+
+    def sweep(self, name: str, fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = None,
+              processes: int | None = None) -> list:
+        """Results of ``fn(task.args, rng)`` for every task, from the cache where valid, else computed.
+
+        Parameters
+        ----------
+        name : str
+            Sweep name: the entries' sub-folder (letters, digits, ``_`` and ``-``).
+        fn : callable
+            Module-level function ``fn(args, rng)`` returning JSON values; ``args`` must be JSON
+            values too. Its module's :func:`code_version` is part of every key.
+        tasks : sequence of Task
+            From :func:`symcheck.sweep.seeded_tasks`.
+        scheduler, processes
+            As in :func:`symcheck.sweep.run_sweep` (for the tasks not in the cache).
+
+        Returns
+        -------
+        list
+            The results in task order; :attr:`records` ``[name]`` says how many were cached.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a plain folder name, ``fn`` is not callable, or arguments or
+            results are not JSON values.
+        """
+        if not name or not all(ch.isalnum() or ch in "_-" for ch in name):
+            raise ValueError(f"name: must be a non-empty folder name of letters, digits, '_' and '-', got {name!r}")
+        check_callable(fn, "fn")
+        if _module_source(fn.__module__) is None:
+            raise ValueError(f"fn: its module {fn.__module__!r} has no source file to key the cache by")
+        code = code_version(fn.__module__)
+        record = self.records.setdefault(name, SweepRecord(name))
+        used = self._used.setdefault(name, set())
+        results: list = [None] * len(tasks)
+        todo, entries = [], []
+        for i, task in enumerate(tasks):
+            header = {"format": FORMAT, "name": name, "function": f"{fn.__module__}.{fn.__qualname__}",
+                      "code": code, "versions": _versions(), "args": _json_roundtrip(task.args),
+                      "seed": {"entropy": str(task.seed.entropy), "spawn_key": list(task.seed.spawn_key)}}
+            key = self._key(header)
+            used.add(key)
+            path = None if self.folder is None else self.folder / name / f"{key}.json"
+            cached = self._load(path, header)
+            record.tasks += 1
+            if cached is not None:
+                results[i] = cached["result"]
+                record.hits += 1
+                record.seconds_cached += cached["computed"]["seconds"]
+                record.commits.add(cached["computed"]["commit"])
+                continue
+            todo.append(i)
+            entries.append(Task(_Entry(fn, path, header, self.commit), task.seed))
+        for i, (result, seconds) in zip(todo, run_sweep(_compute_and_store, entries, scheduler=scheduler, processes=processes)):
+            results[i] = result
+            record.seconds_computed += seconds
+        return results
+
+    @staticmethod
+    def _load(path: Path | None, header: dict) -> dict | None:
+        """The stored entry at ``path`` if it exists, parses and matches ``header``; else None."""
+        if path is None or not path.is_file():
+            return None
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(stored, dict) or any(stored.get(k) != v for k, v in header.items()) \
+                or "result" not in stored or not isinstance(stored.get("computed"), dict):
+            return None
+        return stored
+
+    def prune(self) -> list[Path]:
+        """Delete the entries of the sweeps run through this cache that no task of this run used.
+
+        Sweeps not run through this cache object are left alone. Returns the deleted paths.
+        """
+        removed = []
+        if self.folder is None:
+            return removed
+        for name, keys in self._used.items():
+            for path in sorted((self.folder / name).glob("*.json")):
+                if path.stem not in keys:
+                    path.unlink()
+                    removed.append(path)
+        return removed
