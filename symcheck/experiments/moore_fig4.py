@@ -1,0 +1,151 @@
+"""Moore's Fig. 4 on one random matrix: every fit of the comparison, as a cached report task.
+
+:func:`fit_matrix` draws one problem R = UVᵀ/√k + σ_n E (Moore Sec. 2) from its own generator
+and fits MAP (closed-form soft threshold), MFVI (Nakajima et al.'s 2013 global solution, which
+elementwise coordinate ascent reaches: claim ``moore.fig4.nakajima-vb``), isotropic MFVI and
+SymVI with the O(k)-symmetrised isotropic base, each requested (KL form, ₀F₁ method) pair
+(:mod:`symcheck.models.moore_mf`). It returns JSON values only, so the report's result cache
+(:mod:`symcheck.report.cache`) can keep it; the cache keys on this module's import closure,
+so a change to the models or kernels reruns the fits, a change to the report's prose does not.
+
+References
+----------
+D. A. Moore (2016), *Symmetrized Variational Inference*, Sec. 2, 3.2, Fig. 4, App. A.
+S. Nakajima, M. Sugiyama, S. D. Babacan, R. Tomioka (2013), JMLR 14, 1–37, Thm. 2.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+
+from symcheck._checks import check_choice, check_int, check_positive_float
+from symcheck.hyp0f1 import log_hyp0f1
+from symcheck.hyp0f1.api import log_hyp0f1_mc
+from symcheck.models.moore_mf import (
+    FORMS,
+    fit_isotropic,
+    elbo_factorised,
+    fit_symvi,
+    map_closed_form,
+    nakajima_threshold,
+    nakajima_vb,
+    reconstruction_error,
+    sample_problem,
+    symvi_kl,
+)
+
+__all__ = ["METHODS", "N_DRAWS", "N_IS", "fit_matrix", "kl_0f1_offset", "variant_name"]
+
+#: ₀F₁ methods a SymVI fit may use (those with a gradient).
+METHODS = ("exact", "laplace", "asymptotic")
+#: Draws of SymVI's Monte Carlo KL (common random numbers) and importance samples per coset for
+#: measuring the ₀F₁ error at the optimum.
+N_DRAWS = 16
+N_IS = 400
+#: A singular value counts as a used trait above this fraction of the largest.
+RANK_RTOL = 1e-6
+
+
+def variant_name(form: str, method: str) -> str:
+    """Label of a SymVI fit, e.g. ``"SymVI corrected (laplace)"``."""
+    return f"SymVI {form} ({method})"
+
+
+def kl_0f1_offset(fit, k: int, method: str, rng) -> tuple[float, float]:
+    """Error of a SymVI fit's ₀F₁ inside its KL term at the optimum, measured.
+
+    Mean over the fit's draws of log ₀F₁(``method``) − log ₀F₁(saddle-point importance sampling,
+    :data:`N_IS` draws per coset), and the standard error of that mean. The offset enters the KL
+    term and the ELBO one for one.
+    """
+    M = np.vstack([fit.params["Mu"], fit.params["Mv"]])
+    c, E = fit.params["c"], fit.params["E"]
+    B = np.matmul(M.T, M + math.sqrt(c) * E) / c
+    if fit.params["form"] == "printed":
+        B = 0.5 * (B + np.swapaxes(B, -1, -2))
+    sig = np.linalg.svd(B, compute_uv=False)
+    est, se = log_hyp0f1_mc(sig, k, N_IS, rng, proposal="saddle")
+    d = log_hyp0f1(sig, k, method=method) - est
+    return float(np.mean(d)), float(math.sqrt(np.sum(se**2)) / len(se))
+
+
+def _check_args(args: dict) -> tuple[int, int, float, list, bool]:
+    n = check_int(args["n"], "n", minimum=1)
+    k = check_int(args["k"], "k", minimum=1)
+    s = check_positive_float(args["sigma_n"], "sigma_n")
+    variants = []
+    for form, method in args["variants"]:
+        variants.append((check_choice(form, "form", FORMS), check_choice(method, "method", METHODS)))
+    return n, k, s, variants, bool(args.get("measure_0f1", False))
+
+
+def fit_matrix(args: dict, rng) -> dict:
+    """All Fig. 4 fits of one random n×n matrix with k traits (a :func:`symcheck.sweep.run_sweep` task).
+
+    Parameters
+    ----------
+    args : dict
+        ``n``, ``k``, ``sigma_n``; ``variants``: list of [form, method] SymVI fits (form in
+        :data:`symcheck.models.moore_mf.FORMS`, method in :data:`METHODS`); ``measure_0f1``:
+        also measure each non-exact ₀F₁'s error in the KL term (:func:`kl_0f1_offset`).
+    rng : numpy.random.Generator
+        The task's generator: draws the problem, the fits' starts and SymVI's draws.
+
+    Returns
+    -------
+    dict of JSON values
+        ``errors``, ``spectra`` (top k singular values of the predictive mean), ``ranks``,
+        ``iterations``, ``seconds`` per method name; ``elbo``: isotropic MFVI's ELBO and, per
+        SymVI fit, Moore eq. (5) at its optimum with the *corrected* KL (the printed form's fit
+        is scored by the bound it actually attains; same draws and ₀F₁ method); ``failures``
+        (fits short of their criterion, or refused); ``offsets`` {name: [mean, SE]};
+        ``thresholds`` [γ_VB, σ_n²√k].
+
+    Notes
+    -----
+    An asymptotic SymVI fit starts from the Laplace fit of the same form when there is one (the
+    expansion needs large pair sums of σ, which the isotropic MFVI start may not have), else
+    from the isotropic MFVI fit, as every other SymVI fit does.
+    """
+    n, k, s, variants, measure = _check_args(args)
+    p, truth = sample_problem(n, n, k, s, rng)
+    t0 = time.perf_counter()
+    iso = fit_isotropic(p, rng)
+    out = {"errors": {}, "spectra": {}, "ranks": {}, "iterations": {"isotropic MFVI": iso.iterations},
+           "seconds": {"isotropic MFVI": time.perf_counter() - t0}, "elbo": {"isotropic MFVI": iso.elbo},
+           "failures": [], "offsets": {},
+           "thresholds": [nakajima_threshold(p), p.sigma2 / p.gain]}
+    if not iso.converged:
+        out["failures"].append(f"isotropic MFVI: {iso.criterion}")
+    means = {"MAP": map_closed_form(p), "MFVI (Nakajima)": nakajima_vb(p)[0], "isotropic MFVI": iso.mean}
+    fits = {}
+    for form, method in variants:
+        name = variant_name(form, method)
+        start = fits.get(variant_name(form, "laplace"), iso) if method == "asymptotic" else iso
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # auto's accuracy warnings: the offset below measures the error
+                fit = fit_symvi(p, rng, form=form, n_draws=N_DRAWS, method=method, start=start)
+        except ValueError as err:
+            out["failures"].append(f"{name}: {err}")
+            continue
+        out["seconds"][name], out["iterations"][name] = time.perf_counter() - t0, fit.iterations
+        fits[name], means[name] = fit, fit.mean
+        Mu, Mv, c = fit.params["Mu"], fit.params["Mv"], fit.params["c"]
+        kl = symvi_kl(np.vstack([Mu, Mv]), math.log(c), fit.params["E"], "corrected", method)[0]
+        out["elbo"][name] = elbo_factorised(Mu, Mv, c, c, p) + kl
+        if not fit.converged:
+            out["failures"].append(f"{name}: {fit.criterion}")
+        if measure and method != "exact":
+            out["offsets"][name] = list(kl_0f1_offset(fit, k, method, rng))
+    for name, Y in means.items():
+        sv = np.linalg.svd(Y, compute_uv=False)[:k]
+        out["errors"][name] = reconstruction_error(Y, truth)
+        out["spectra"][name] = sv.tolist()
+        out["ranks"][name] = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300)))
+    return out
