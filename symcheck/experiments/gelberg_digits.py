@@ -1,0 +1,532 @@
+"""Gelberg et al.'s Table 1 on a small data set: MFVI vs symmetric Gaussian mixture VI for one-hidden-layer MLPs.
+
+The paper (Sec. 5, "MNIST classifiers", Table 1) trains single-hidden-layer Bayesian MLPs on
+MNIST with a mean-field Gaussian q (MFVI) and with its symmetrization q^G over the hidden-unit
+permutations (SGM, eq. (4)), whose entropy is replaced by the InfoNCE estimate Ĥ^K (Thm. 4.3),
+and states that "the improvement in accuracy achieved by the symmetrization increases with
+model width". Here the same two objectives are trained on scikit-learn's 8×8 digits (1797
+images; :func:`load_data`) — a stand-in small enough for the report.
+
+Model: f^ω = W₂ tanh(W₁x + b₁) + b₂ (:func:`symcheck.models.mlp.mlp_forward`'s layout and
+network), softmax likelihood, prior N(0, prior_var·I), q = N(μ, diag σ²) with σ = exp(ψ).
+Objectives (Sec. 4, "Optimizing the symmetrized ELBO"), per mini-batch B of M of the N
+training points and S reparameterised draws ω_s = μ + σ⊙ε_s:
+
+* MFVI: L̂ = (N/M)(1/S) Σ_s log p(Y_B | X_B, ω_s) + E_q[log p(ω)] + H(q), the last two in
+  closed form (together −KL(q‖p), as the paper);
+* SGM: the same with H(q) replaced by Ĥ^K (:func:`entropy_hk`). E_{q^G}[log p(Y|X, ω) + log p(ω)]
+  = E_q[…] because likelihood and prior are permutation invariant (Prop. 2.2), so only the
+  entropy changes (Thm. 4.1).
+
+Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
+:func:`objective`) and checked against finite differences in ``tests/test_gelberg_digits.py``;
+the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
+batch 100. :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+import numpy as np
+from numba import njit
+from scipy.special import softmax
+
+from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
+from symcheck.groups import MLPPermutation
+from symcheck.models.mlp import unpack_mlp
+
+__all__ = ["Adam", "DEFAULTS", "entropy_hk", "fit", "load_data", "log_likelihood", "objective", "predict", "run",
+           "unit_blocks"]
+
+#: Functions implementing a paper's result under another name (read by the report's equation index).
+EQUATIONS = {"entropy_hk": ("gelberg", "Thm. 4.3"), "objective": ("gelberg", "Sec. 4 (L̂^K_VI)")}
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+#: Task arguments of :func:`run` and their defaults (``width`` and ``method`` have none).
+DEFAULTS = {
+    "K": 1,                  # H^K mixture terms (SGM only; ignored by MFVI)
+    "epochs": 100,
+    "batch_size": 100,       # the paper's
+    "lr": 1e-3,              # the paper's
+    "n_draws": 1,            # S, reparameterised draws per step
+    "prior_var": 1.0,
+    "init_log_std": math.log(0.05),
+    "n_predict": 1000,       # posterior samples averaged for the test predictions (the paper's 1000)
+    "n_eval": 100,           # draws for the final ELBO estimates
+    "K_eval": 20,            # K of the final symmetrized-ELBO estimate L^K (both methods)
+    "data": "digits",
+    "replicate": 0,          # fixes the train/test split and the initial means (shared by paired runs)
+}
+
+#: Test fraction of the fixed train/test split.
+TEST_FRACTION = 0.25
+
+#: One-sided z of the convergence criterion (:func:`converged`).
+CONVERGENCE_Z = 2.0
+
+
+# ----- data -------------------------------------------------------------------------------
+
+
+def load_data(name: str, replicate: int) -> dict:
+    """Standardised train/test split of a classification data set, fixed by ``replicate``.
+
+    Parameters
+    ----------
+    name : {"digits", "synthetic"}
+        ``"digits"``: :func:`sklearn.datasets.load_digits` (1797 8×8 images, 10 classes; needs
+        scikit-learn, the ``report`` extra). ``"synthetic"``: 160 points of 3 Gaussian classes in
+        6 dimensions (class means N(0, 1.5²I), unit noise), for tests without scikit-learn.
+    replicate : int
+        Seed of the split (and of the synthetic data).
+
+    Returns
+    -------
+    dict
+        ``x_train, y_train, x_test, y_test, n_classes``; features standardised by the training
+        mean and sd (constant features, e.g. the digits' blank corner pixels, are only centred).
+    """
+    name = check_choice(name, "data", ("digits", "synthetic"))
+    rng = np.random.default_rng([check_int(replicate, "replicate", minimum=0), 0])
+    if name == "digits":
+        from sklearn.datasets import load_digits
+
+        x, y = load_digits(return_X_y=True)
+    else:
+        means = 1.5 * rng.standard_normal((3, 6))
+        y = rng.integers(0, 3, 160)
+        x = means[y] + rng.standard_normal((160, 6))
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.intp)
+    order = rng.permutation(y.size)
+    n_test = round(TEST_FRACTION * y.size)
+    test, train = order[:n_test], order[n_test:]
+    centre, scale = x[train].mean(axis=0), x[train].std(axis=0)
+    scale[scale == 0] = 1.0
+    x = (x - centre) / scale
+    return {"x_train": x[train], "y_train": y[train], "x_test": x[test], "y_test": y[test],
+            "n_classes": int(y.max()) + 1}
+
+
+# ----- model ------------------------------------------------------------------------------
+
+
+def _hidden(x, W1, b1):
+    """Hidden activations tanh(W₁x + b₁) for S weight draws, shape ``(S, n, d_1)``, by one matrix product."""
+    S, d, d0 = W1.shape
+    return np.tanh((x @ W1.reshape(S * d, d0).T).reshape(x.shape[0], S, d).transpose(1, 0, 2) + b1[:, None, :])
+
+
+def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
+    """Softmax log likelihood Σ_n log p(y_n | x_n, ω) of the one-hidden-layer tanh MLP, and its gradient.
+
+    Parameters
+    ----------
+    omega : ndarray, shape ``(S, D)``
+        Parameters in :func:`symcheck.models.mlp.unpack_mlp` order (W₁, W₂, b₁, b₂).
+    x : ndarray, shape ``(n, d_0)``
+    y : ndarray of int, shape ``(n,)``
+    layer_sizes : (d_0, d_1, d_2)
+    grad : bool
+        Also return the gradient.
+
+    Returns
+    -------
+    ll : ndarray, shape ``(S,)``
+    g : ndarray, shape ``(S, D)`` (only with ``grad``)
+        ∂ll/∂ω by back-propagation: ∂/∂F = onehot(y) − softmax(F) for the logits F = H W₂ᵀ + b₂,
+        H = tanh(A), A = X W₁ᵀ + b₁, ∂/∂A = (∂/∂F W₂)(1 − H²).
+    """
+    (W1, W2), (b1, b2) = unpack_mlp(omega, layer_sizes)
+    H = _hidden(x, W1, b1)
+    F = H @ W2.swapaxes(1, 2) + b2[:, None, :]
+    F -= F.max(axis=-1, keepdims=True)
+    logp = F - np.log(np.exp(F).sum(axis=-1, keepdims=True))
+    rows = np.arange(y.size)
+    ll = logp[:, rows, y].sum(axis=1)
+    if not grad:
+        return ll
+    dF = -np.exp(logp)
+    dF[:, rows, y] += 1.0
+    dA = (dF @ W2) * (1.0 - H**2)
+    g = np.empty_like(omega)
+    (gW1, gW2), (gb1, gb2) = unpack_mlp(g, layer_sizes)
+    gW2[...] = dF.swapaxes(1, 2) @ H
+    gb2[...] = dF.sum(axis=1)
+    gW1[...] = (np.ascontiguousarray(dA.transpose(1, 0, 2)).reshape(x.shape[0], -1).T @ x).reshape(gW1.shape)
+    gb1[...] = dA.sum(axis=1)
+    return ll, g
+
+
+@functools.lru_cache(maxsize=None)
+def unit_blocks(layer_sizes: tuple):
+    """Coordinates of each hidden unit's parameters, shape ``(d_1, d_0 + 1 + d_2)`` (read-only).
+
+    Row j: row j of W₁, b₁[j] and column j of W₂ in :func:`symcheck.models.mlp.unpack_mlp`
+    order — the parameters a hidden-unit permutation moves together (Def. 2.1).
+    """
+    d0, d1, d2 = layer_sizes
+    (W1, W2), (b1, _) = unpack_mlp(np.arange(d1 * d0 + d2 * d1 + d1 + d2, dtype=np.float64), layer_sizes)
+    out = np.concatenate([W1, b1[:, None], W2.T], axis=1).astype(np.intp)
+    out.flags.writeable = False
+    return out
+
+
+def _log_q_identity(log_std, eps):
+    """log q(ω_s) at ω_s = μ + σ⊙ε_s: Σ_c (−½ log 2π − ψ_c − ε_{sc}²/2), shape ``(S,)``."""
+    return -(eps.size // eps.shape[0]) * _HALF_LOG_2PI - log_std.sum() - 0.5 * np.sum(eps**2, axis=1)
+
+
+@njit(cache=True)
+def _permuted_sq(mu, inv_sd, omega, eps, perms):
+    """2·(log q(ω_s) − log q(g_{sj}·ω_s)) for every draw s and element j, shape ``(S, K − 1)``.
+
+    Unit form (:func:`unit_blocks`): ``mu``, ``inv_sd`` = 1/σ of shape ``(d, p)``, ``omega`` and
+    ``eps`` of shape ``(S, d, p)``. g moves hidden unit i to position τ(i) = ``perms[s, j, i]``,
+    so unit τ(i) of g·ω is unit i of ω; the output bias is unchanged by g and cancels. Equals
+    Σ_{unit coords} [(z − μ)²/σ² − ε²].
+    """
+    S, J, d = perms.shape
+    p = mu.shape[1]
+    out = np.zeros((S, J))
+    for s in range(S):
+        base = 0.0
+        for i in range(d):
+            for c in range(p):
+                base += eps[s, i, c] ** 2
+        for j in range(J):
+            acc = 0.0
+            for i in range(d):
+                t = perms[s, j, i]
+                for c in range(p):
+                    v = (omega[s, i, c] - mu[t, c]) * inv_sd[t, c]
+                    acc += v * v
+            out[s, j] = acc - base
+    return out
+
+
+@njit(cache=True)
+def _permuted_grad(w, mu, inv_sd, omega, sd_eps, perms):
+    """Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ, ∂a_{sj}/∂ψ + 1) in unit form, shape ``(2, d, p)``.
+
+    a_{sj} = log q(g_{sj}·ω_s), ω_s = μ + σ⊙ε_s (``sd_eps`` = σ⊙ε_s). Unit τ(i) of z = g·ω holds
+    unit i of ω; with r = (z − μ)/σ² there: ∂a/∂μ[τ(i)] = r (direct), ∂a/∂ω[i] = −r, and
+    dω/dμ = 1, dω/dψ = σ⊙ε; so ∂a/∂μ = r at τ(i) and −r at i, ∂a/∂ψ = −1 + r(z − μ) at τ(i)
+    and −r σε at i. The output bias enters a as ε² only (∂/∂μ = 0, ∂/∂ψ = −1). The −1's are
+    left out (the caller adds them: Σ_j w_{sj} = 1).
+    """
+    S, J, d = perms.shape
+    p = mu.shape[1]
+    out = np.zeros((2, d, p))
+    for s in range(S):
+        for j in range(J):
+            wj = w[s, j + 1]
+            for i in range(d):
+                t = perms[s, j, i]
+                for c in range(p):
+                    dev = omega[s, i, c] - mu[t, c]
+                    r = wj * dev * inv_sd[t, c] ** 2
+                    out[0, t, c] += r
+                    out[0, i, c] -= r
+                    out[1, t, c] += r * dev
+                    out[1, i, c] -= r * sd_eps[s, i, c]
+    return out
+
+
+def _hk_gradient(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
+    """Gradient of mean_s t_s, t_s = log K − logsumexp_j a_{sj}, in (μ, ψ), shape ``(2, D)``.
+
+    ``w`` (S, K): the softmax weights of the a_{sj} (column 0 the identity, whose a_{s0}
+    = Σ(−½ log 2π − ψ − ε²/2) has ∂/∂μ = 0, ∂/∂ψ = −1); the other arguments in unit form as
+    :func:`_permuted_grad`, ``dim`` = D. Hence ∇ mean_s t_s = (0, 1) − (1/S) Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ,
+    ∂a_{sj}/∂ψ + 1), the sum living on the units' coordinates ``blocks``.
+    """
+    g = np.zeros((2, dim))
+    g[:, blocks] = -_permuted_grad(w, mu, inv_sd, omega, sd_eps, perms) / w.shape[0]
+    g[1] += 1.0
+    return g
+
+
+def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
+    """Gelberg's Ĥ^K (Thm. 4.3) per draw, with the gradient of its mean, at fixed noise.
+
+    t_s = −log((1/K)[q(ω_s) + Σ_{j=1}^{K−1} q(g_{sj}·ω_s)]), ω_s = μ + σ⊙ε_s, q = N(μ, diag σ²),
+    σ = exp(ψ). The paper writes q(g_j⁻¹·ω); g ↦ g⁻¹ preserves the uniform distribution, so the
+    two have the same law. Each draw has its own K−1 elements (the paper shares them within a
+    mini-batch): the t_s are then i.i.d. and their mean has an honest standard error, as in
+    :func:`symcheck.symmetrize.entropy_infonce`, which this equals given the same draws.
+
+    Parameters
+    ----------
+    mean, log_std : ndarray, shape ``(D,)``
+    eps : ndarray, shape ``(S, D)``
+        Standard normal draws.
+    perms : ndarray of int, shape ``(S, K − 1, d_1)``
+        Hidden-unit permutations τ (g moves unit i to position τ(i), as
+        :class:`symcheck.groups.MLPPermutation` and its ``sample``); the identity is always
+        the K-th term and is not listed.
+    blocks : ndarray of int, shape ``(d_1, p)``
+        :func:`unit_blocks` of the network.
+    grad : bool
+        Also return the gradient of mean_s t_s in (``mean``, ``log_std``), through ω_s too
+        (the reparameterisation trick).
+
+    Returns
+    -------
+    terms : ndarray, shape ``(S,)``
+    grad : ndarray, shape ``(2, D)`` (only with ``grad``)
+    """
+    sd = np.exp(log_std)
+    mu, inv_sd, eps_u = mean[blocks], 1.0 / sd[blocks], eps[:, blocks]
+    sd_eps = sd[blocks] * eps_u
+    omega = mu + sd_eps
+    a0 = _log_q_identity(log_std, eps)
+    a = np.concatenate([a0[:, None], a0[:, None] - 0.5 * _permuted_sq(mu, inv_sd, omega, eps_u, perms)], axis=1)
+    top = a.max(axis=1, keepdims=True)
+    w = np.exp(a - top)
+    total = w.sum(axis=1, keepdims=True)
+    terms = math.log(a.shape[1]) - (top + np.log(total))[:, 0]
+    if not grad:
+        return terms
+    return terms, _hk_gradient(w / total, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms)
+
+
+def _expected_log_prior(mean, sd, prior_var):
+    """E_q[log N(ω; 0, v I)] = −(D/2) log 2πv − Σ(μ² + σ²)/(2v), and its gradient in (μ, ψ)."""
+    value = -mean.size * (_HALF_LOG_2PI + 0.5 * math.log(prior_var)) - np.sum(mean**2 + sd**2) / (2 * prior_var)
+    return value, -mean / prior_var, -sd**2 / prior_var
+
+
+def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior_var=1.0):
+    """One Monte Carlo estimate of the training objective (MFVI ELBO or SGM L̂^K) and its gradient.
+
+    Parameters
+    ----------
+    params : ndarray, shape ``(2, D)``
+        (μ, ψ), σ = exp(ψ).
+    x, y : ndarray
+        The mini-batch (M points).
+    n_total : int
+        N, the training-set size (the likelihood is scaled by N/M).
+    layer_sizes : (d_0, d_1, d_2)
+    method : {"mfvi", "sgm"}
+    eps : ndarray, shape ``(S, D)``
+        Standard normal draws, ω_s = μ + σ⊙ε_s.
+    perms : ndarray of int, shape ``(S, K − 1, d_1)``, optional
+        The hidden-unit permutations of :func:`entropy_hk` (``"sgm"`` only).
+    prior_var : float
+
+    Returns
+    -------
+    value : float
+        (N/M)(1/S) Σ_s log p(Y_B|X_B, ω_s) + E_q[log p(ω)] + (H(q) for MFVI, mean_s Ĥ^K_s for SGM).
+    grad : ndarray, shape ``(2, D)``
+    """
+    mean, log_std = params
+    sd = np.exp(log_std)
+    scale = n_total / y.size
+    ll, g = log_likelihood(mean + sd * eps, x, y, layer_sizes)
+    lp, gp_mean, gp_log_std = _expected_log_prior(mean, sd, prior_var)
+    if method == "mfvi":
+        ent, g_ent = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), np.array([[0.0], [1.0]])
+    else:
+        terms, g_ent = entropy_hk(mean, log_std, eps, perms, unit_blocks(tuple(layer_sizes)))
+        ent = terms.mean()
+    value = scale * ll.mean() + lp + ent
+    grad = np.stack([scale * g.mean(axis=0) + gp_mean, scale * np.mean(g * sd * eps, axis=0) + gp_log_std]) + g_ent
+    return float(value), grad
+
+
+# ----- optimiser and training -------------------------------------------------------------
+
+
+class Adam:
+    """Adam (Kingma & Ba 2014, Alg. 1) for gradient *ascent*, with its default β₁, β₂, ε."""
+
+    def __init__(self, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
+        self.lr, self.beta1, self.beta2, self.eps = lr, beta1, beta2, eps
+        self.m = self.v = None
+        self.t = 0
+
+    def step(self, params, grad):
+        """Return the parameters after one ascent step along ``grad``."""
+        if self.m is None:
+            self.m, self.v = np.zeros_like(grad), np.zeros_like(grad)
+        self.t += 1
+        self.m = self.beta1 * self.m + (1 - self.beta1) * grad
+        self.v = self.beta2 * self.v + (1 - self.beta2) * grad**2
+        m_hat, v_hat = self.m / (1 - self.beta1**self.t), self.v / (1 - self.beta2**self.t)
+        return params + self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+def _draw_perms(group, rng, S, K):
+    """S(K − 1) uniform hidden-unit permutations, shape ``(S, K − 1, d_1)``."""
+    if K == 1:
+        return np.zeros((S, 0, group.hidden[0]), dtype=np.intp)
+    return group.sample(rng, S * (K - 1)).reshape(S, K - 1, group.hidden[0])
+
+
+def converged(epoch_means, window: int):
+    """The convergence criterion: no detectable rise of the epoch-mean objective at the end.
+
+    Δ = (mean of the last ``window`` epochs) − (mean of the ``window`` before); its standard
+    error from the two windows' sample variances (epoch means treated as independent).
+    Converged when Δ ≤ :data:`CONVERGENCE_Z`·SE, i.e. the objective no longer rises by more than
+    its Monte Carlo scatter. Returns ``(converged, Δ, SE)``; False if there are fewer than
+    2·``window`` epochs.
+    """
+    e = np.asarray(epoch_means, dtype=np.float64)
+    if e.size < 2 * window:
+        return False, math.nan, math.nan
+    last, before = e[-window:], e[-2 * window: -window]
+    delta = float(last.mean() - before.mean())
+    se = float(math.sqrt((last.var(ddof=1) + before.var(ddof=1)) / window))
+    return bool(delta <= CONVERGENCE_Z * se), delta, se
+
+
+def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1, prior_var=1.0,
+        init_log_std=math.log(0.05), replicate=0):
+    """Train q = N(μ, diag exp(2ψ)) by Adam on the MFVI or SGM objective (:func:`objective`).
+
+    The initial means are N(0, 1/fan-in) (fixed by ``replicate``, so paired MFVI/SGM runs start
+    at the same point), ψ = ``init_log_std``; each epoch visits the shuffled training set in
+    mini-batches. Returns ``(params, epoch_means, iterations)``: the final (μ, ψ), the mean
+    objective estimate of every epoch and the number of Adam steps.
+    """
+    x, y = data["x_train"], data["y_train"]
+    sizes = (x.shape[1], width, data["n_classes"])
+    group = MLPPermutation(sizes)
+    init = np.random.default_rng([replicate, 1])
+    mean = np.empty(group.dim)
+    (W1, W2), (b1, b2) = unpack_mlp(mean, sizes)
+    W1[...] = init.standard_normal(W1.shape) / math.sqrt(sizes[0])
+    W2[...] = init.standard_normal(W2.shape) / math.sqrt(width)
+    b1[...], b2[...] = 0.0, 0.0
+    params = np.stack([mean, np.full(group.dim, init_log_std)])
+    adam = Adam(lr)
+    epoch_means = []
+    for _ in range(epochs):
+        order = rng.permutation(y.size)
+        values = []
+        for start in range(0, y.size, batch_size):
+            batch = order[start: start + batch_size]
+            eps = rng.standard_normal((n_draws, group.dim))
+            perms = _draw_perms(group, rng, n_draws, K) if method == "sgm" else None
+            value, grad = objective(params, x[batch], y[batch], y.size, sizes, method, eps, perms, prior_var)
+            values.append(value)
+            params = adam.step(params, grad)
+        epoch_means.append(float(np.mean(values)))
+    return params, epoch_means, adam.t
+
+
+def predict(params, x, layer_sizes, rng, n_samples, chunk: int = 100):
+    """Class probabilities averaged over ``n_samples`` draws ω ~ q (Sec. 5: f̂ = (1/S) Σ_s f^{ω_s}).
+
+    Sampling q^G instead (ω ~ q, then a uniform permutation g) gives the same predictions in
+    law: f^{g·ω} ≡ f^ω (Def. 2.1), so q is sampled directly (Sec. 4; App. C).
+    """
+    mean, log_std = params
+    total = np.zeros((x.shape[0], layer_sizes[-1]))
+    for start in range(0, n_samples, chunk):
+        s = min(chunk, n_samples - start)
+        omega = mean + np.exp(log_std) * rng.standard_normal((s, mean.size))
+        (W1, W2), (b1, b2) = unpack_mlp(omega, layer_sizes)
+        H = _hidden(x, W1, b1)
+        total += softmax(H @ W2.swapaxes(1, 2) + b2[:, None, :], axis=-1).sum(axis=0)
+    return total / n_samples
+
+
+def _elbo_estimates(params, data, sizes, rng, n_eval, K_eval, prior_var):
+    """Final plain ELBO and L^K (K = ``K_eval``) on the full training set, each (estimate, SE)."""
+    mean, log_std = params
+    sd = np.exp(log_std)
+    eps = rng.standard_normal((n_eval, mean.size))
+    ll = np.concatenate([log_likelihood(mean + sd * e, data["x_train"], data["y_train"], sizes, grad=False)
+                         for e in np.array_split(eps, max(1, n_eval // 10))])
+    lp = _expected_log_prior(mean, sd, prior_var)[0]
+    h = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum()
+    hk = entropy_hk(mean, log_std, eps, _draw_perms(MLPPermutation(sizes), rng, n_eval, K_eval), unit_blocks(sizes), grad=False)
+    out = {}
+    for key, terms in (("elbo", ll + lp + h), ("elbo_sym", ll + lp + hk)):
+        out[key] = float(terms.mean())
+        out[f"{key}_se"] = float(terms.std(ddof=1) / math.sqrt(terms.size))
+    return out
+
+
+def _parse_args(args):
+    if not isinstance(args, dict):
+        raise ValueError(f"args must be a dict of task arguments, got {type(args).__name__}")
+    unknown = set(args) - set(DEFAULTS) - {"width", "method"}
+    if unknown:
+        raise ValueError(f"args: unknown task arguments {sorted(unknown)}; expected width, method and {sorted(DEFAULTS)}")
+    for key in ("width", "method"):
+        if key not in args:
+            raise ValueError(f"args: {key} is required")
+    a = {**DEFAULTS, **args}
+    a["width"] = check_int(a["width"], "width", minimum=1)
+    a["method"] = check_choice(a["method"], "method", ("mfvi", "sgm"))
+    for key in ("K", "epochs", "batch_size", "n_draws", "K_eval"):
+        a[key] = check_int(a[key], key, minimum=1)
+    for key in ("n_predict", "n_eval"):
+        a[key] = check_int(a[key], key, minimum=2)
+    a["replicate"] = check_int(a["replicate"], "replicate", minimum=0)
+    a["lr"] = check_positive_float(a["lr"], "lr")
+    a["prior_var"] = check_positive_float(a["prior_var"], "prior_var")
+    if not math.isfinite(float(a["init_log_std"])):
+        raise ValueError(f"init_log_std must be a finite real number, got {a['init_log_std']!r}")
+    a["data"] = check_choice(a["data"], "data", ("digits", "synthetic"))
+    return a
+
+
+def run(args, rng) -> dict:
+    """Train one model and evaluate it: the report's cached task (JSON in, JSON out).
+
+    Parameters
+    ----------
+    args : dict
+        ``width`` (hidden units), ``method`` (``"mfvi"`` or ``"sgm"``) and any of :data:`DEFAULTS`
+        (``K`` for SGM, ``epochs``, ``replicate`` fixing the data split and initial means, …).
+    rng : numpy Generator or int
+        Mini-batches, draws ε, permutations, predictions and the final estimates.
+
+    Returns
+    -------
+    dict
+        ``test_accuracy``, ``test_loglik`` (mean log predictive probability of the test labels,
+        from ``n_predict`` posterior samples), ``elbo`` / ``elbo_se`` (plain ELBO L_VI on the
+        training set), ``elbo_sym`` / ``elbo_sym_se`` (L^K_VI with K = ``K_eval``: the paper's
+        estimate of the symmetrized ELBO L^G, for both methods), ``objective`` (mean training
+        objective over the last window of epochs), ``iterations``, ``converged`` with ``delta``,
+        ``delta_se`` and ``window`` (:func:`converged`), ``n_train``, ``n_test`` and ``seconds``.
+        Everything but ``seconds`` is a deterministic function of ``args`` and the seed.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: non-dict ``args``, unknown keys, width < 1, K < 1, unknown method, …
+    """
+    a = _parse_args(args)
+    rng = check_rng(rng)
+    t0 = time.perf_counter()
+    data = load_data(a["data"], a["replicate"])
+    sizes = (data["x_train"].shape[1], a["width"], data["n_classes"])
+    params, epoch_means, iterations = fit(data, a["width"], a["method"], a["K"], rng, a["epochs"], a["batch_size"],
+                                          a["lr"], a["n_draws"], a["prior_var"], a["init_log_std"], a["replicate"])
+    window = max(5, a["epochs"] // 10)
+    ok, delta, delta_se = converged(epoch_means, window)
+    probs = predict(params, data["x_test"], sizes, rng, a["n_predict"])
+    y = data["y_test"]
+    out = {
+        "test_accuracy": float(np.mean(np.argmax(probs, axis=1) == y)),
+        "test_loglik": float(np.mean(np.log(np.maximum(probs[np.arange(y.size), y], np.finfo(float).tiny)))),
+        **_elbo_estimates(params, data, sizes, rng, a["n_eval"], a["K_eval"], a["prior_var"]),
+        "objective": float(np.mean(epoch_means[-window:])),
+        "iterations": int(iterations),
+        "converged": ok, "delta": delta, "delta_se": delta_se, "window": window,
+        "n_train": int(data["y_train"].size), "n_test": int(y.size),
+    }
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
