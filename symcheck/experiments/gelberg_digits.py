@@ -180,6 +180,11 @@ def _log_q_identity(log_std, eps):
     return -(eps.size // eps.shape[0]) * _HALF_LOG_2PI - log_std.sum() - 0.5 * np.sum(eps**2, axis=1)
 
 
+def _with_identity(a0, a_perm):
+    """The K log mixture terms (S, K): log q(ω_s) first — the identity is always one of the K (Thm. 4.3)."""
+    return np.concatenate([a0[:, None], a_perm], axis=1)
+
+
 @njit(cache=True)
 def _permuted_sq(mu, inv_sd, omega, eps, perms):
     """2·(log q(ω_s) − log q(g_{sj}·ω_s)) for every draw s and element j, shape ``(S, K − 1)``.
@@ -284,7 +289,7 @@ def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
     sd_eps = sd[blocks] * eps_u
     omega = mu + sd_eps
     a0 = _log_q_identity(log_std, eps)
-    a = np.concatenate([a0[:, None], a0[:, None] - 0.5 * _permuted_sq(mu, inv_sd, omega, eps_u, perms)], axis=1)
+    a = _with_identity(a0, a0[:, None] - 0.5 * _permuted_sq(mu, inv_sd, omega, eps_u, perms))
     top = a.max(axis=1, keepdims=True)
     w = np.exp(a - top)
     total = w.sum(axis=1, keepdims=True)

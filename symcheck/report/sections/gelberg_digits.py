@@ -26,7 +26,7 @@ SEEDS = 10
 #: Training length of the full report; see the section text for how it was sized.
 EPOCHS = 300
 #: Quick (smoke) report: two widths, two seeds, a few epochs, fewer predictive samples.
-QUICK = {"widths": (5, 20), "seeds": 2, "epochs": 10, "n_predict": 200}
+QUICK = {"widths": (5, 20), "seeds": 2, "args": {"epochs": 10, "n_predict": 200}}
 #: z of the verdict on the width trend (slope > Z·SE: supported; < −Z·SE: contradicted).
 Z = 2.0
 
@@ -39,7 +39,7 @@ def tasks(quick: bool, seed: int):
     """(args, tasks) of the sweep: every (replicate, width, method); paired runs share ``replicate``."""
     widths = QUICK["widths"] if quick else WIDTHS
     n_seeds = QUICK["seeds"] if quick else SEEDS
-    extra = {"epochs": QUICK["epochs"], "n_predict": QUICK["n_predict"]} if quick else {"epochs": EPOCHS}
+    extra = QUICK["args"] if quick else {"epochs": EPOCHS}
     args = [{"width": w, "method": m, "K": K, "replicate": 100 * seed + r, **extra}
             for r in range(n_seeds) for w in widths for _, m, K in _methods()]
     return args, seeded_tasks(args, seed + 60)

@@ -1,0 +1,215 @@
+"""The digits Table 1 stand-in (symcheck/experiments/gelberg_digits.py) and its report section.
+
+Independent routes: the network's log likelihood against :func:`symcheck.models.mlp.mlp_forward`
+with SciPy's log-softmax; every hand-written gradient against central finite differences at
+fixed noise (tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus
+2·tol_f/h for rounding, as :func:`symcheck.claims.minimiser_radius`); Ĥ^K against
+:func:`symcheck.symmetrize.entropy_infonce` given the same draws (its permutations act through
+:meth:`symcheck.groups.MLPPermutation.act`, not through this module's unit blocks); Adam's first
+step against its closed form; the WLS slope against :func:`numpy.polyfit`. Planted errors (the
+identity term dropped from Ĥ^K, a flipped sign in its gradient, a wrong likelihood gradient) must
+be caught. Everything runs on synthetic data: scikit-learn is not needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import types
+
+import numpy as np
+import pytest
+from scipy.special import log_softmax
+
+import symcheck.experiments.gelberg_digits as gd
+from symcheck.claims import _gradient_fd
+from symcheck.groups import MLPPermutation
+from symcheck.models.mlp import mlp_forward
+from symcheck.report.sections import gelberg_digits as section
+from symcheck.symmetrize import entropy_infonce
+
+EPS = np.finfo(float).eps
+SIZES = (3, 4, 2)
+GROUP = MLPPermutation(SIZES)
+D = GROUP.dim
+H = 1e-4  # finite-difference step for parameters of order one
+
+
+def _point(seed=0, n=6, S=2, K=3):
+    rng = np.random.default_rng(seed)
+    params = np.stack([0.7 * rng.standard_normal(D), -0.6 + 0.3 * rng.standard_normal(D)])
+    x, y = rng.standard_normal((n, SIZES[0])), rng.integers(0, SIZES[-1], n)
+    eps = rng.standard_normal((S, D))
+    perms = GROUP.sample(rng, S * (K - 1)).reshape(S, K - 1, SIZES[1])
+    return params, x, y, eps, perms
+
+
+def _fd_excess(method, seed=0):
+    """max over components of |analytic − FD| / (|g_h − g_2h| + 2·tol_f/h); ≤ 1 when the gradient is right."""
+    params, x, y, eps, perms = _point(seed)
+
+    def f(flat):
+        return gd.objective(flat.reshape(2, D), x, y, 20, SIZES, method, eps, perms)[0]
+
+    value, grad = gd.objective(params, x, y, 20, SIZES, method, eps, perms)
+    # one evaluation sums O(D·n) float64 terms of size ≤ max(|f|, 1): error ≤ D·n·eps·max(|f|, 1)
+    tol_f = D * x.shape[0] * EPS * max(abs(value), 1.0)
+    g1 = _gradient_fd(f, params.ravel(), np.full(2 * D, H))
+    g2 = _gradient_fd(f, params.ravel(), np.full(2 * D, 2 * H))
+    allowed = np.abs(g1 - g2) + 2 * tol_f / H
+    return float(np.max(np.abs(grad.ravel() - g1) / allowed))
+
+
+def _hk_mismatch(seed=0, K=3, S=40):
+    """|Ĥ^K of this module − entropy_infonce| / tolerance, from the same draws of one generator."""
+    rng = np.random.default_rng(seed)
+    mean, log_std = 0.8 * rng.standard_normal(D), -0.5 + 0.3 * rng.standard_normal(D)
+    ref, _ = entropy_infonce(mean, np.exp(2 * log_std), GROUP, K, S, np.random.default_rng(seed + 1))
+    # entropy_infonce draws ω (S × D normals), then S(K − 1) group elements, from its generator
+    draws = np.random.default_rng(seed + 1)
+    eps = draws.standard_normal((S, D))
+    perms = GROUP.sample(draws, S * (K - 1)).reshape(S, K - 1, SIZES[1]) if K > 1 else np.zeros((S, 0, SIZES[1]), int)
+    mine = gd.entropy_hk(mean, log_std, eps, perms, gd.unit_blocks(SIZES), grad=False).mean()
+    # both sum D log-density terms of size ≤ max|log q| per element, then a log-sum-exp of K
+    scale = max(abs(ref), 1.0) + float(np.sum(eps**2) / S)
+    return abs(mine - ref) / (4 * D * K * EPS * scale)
+
+
+# ----- model and gradients -----------------------------------------------------------------
+
+
+def test_log_likelihood_matches_mlp_forward():
+    params, x, y, eps, _ = _point(1, S=3)
+    omega = params[0] + np.exp(params[1]) * eps
+    ll, _ = gd.log_likelihood(omega, x, y, SIZES)
+    ref = log_softmax(mlp_forward(omega, x, SIZES), axis=-1)[:, np.arange(y.size), y].sum(axis=1)
+    np.testing.assert_allclose(ll, ref, rtol=0, atol=64 * EPS * np.max(np.abs(ref)) * x.shape[0])
+
+
+@pytest.mark.parametrize("method", ["mfvi", "sgm"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_objective_gradient_matches_finite_differences(method, seed):
+    assert _fd_excess(method, seed) <= 1.0
+
+
+def test_planted_sign_error_in_entropy_gradient_is_caught(monkeypatch):
+    real = gd._hk_gradient
+    monkeypatch.setattr(gd, "_hk_gradient", lambda *a: real(*a) * np.array([[1.0], [-1.0]]))
+    assert _fd_excess("sgm") > 1.0
+
+
+def test_planted_likelihood_gradient_error_is_caught(monkeypatch):
+    real = gd.log_likelihood
+
+    def planted(*a, **kw):
+        ll, g = real(*a, **kw)
+        return ll, g * 1.01
+
+    monkeypatch.setattr(gd, "log_likelihood", planted)
+    assert _fd_excess("mfvi") > 1.0
+
+
+@pytest.mark.parametrize("K", [1, 2, 5])
+def test_hk_equals_entropy_infonce_with_the_same_draws(K):
+    assert _hk_mismatch(K=K) <= 1.0
+
+
+def test_planted_hk_without_identity_term_is_caught(monkeypatch):
+    monkeypatch.setattr(gd, "_with_identity",
+                        lambda a0, a_perm: np.concatenate([np.full((a0.size, 1), -np.inf), a_perm], axis=1))
+    assert _hk_mismatch(K=3) > 1.0
+
+
+def test_unit_blocks_agree_with_the_group_action():
+    """Moving unit blocks by τ is MLPPermutation's action (independent index bookkeeping)."""
+    rng = np.random.default_rng(3)
+    omega, g = rng.standard_normal(D), GROUP.sample(rng, 5)
+    blocks = gd.unit_blocks(SIZES)
+    moved = np.repeat(omega[None], 5, axis=0)
+    for row, tau in enumerate(g):
+        moved[row, blocks[tau]] = omega[blocks]
+    np.testing.assert_array_equal(moved, GROUP.act(g, omega))
+
+
+def test_adam_first_step_is_lr_times_sign():
+    """Kingma & Ba: after bias correction the first step is lr·g/(|g| + ε)."""
+    g = np.array([[3.0, -0.2], [1e-3, -5.0]])
+    step = gd.Adam(1e-3).step(np.zeros_like(g), g)
+    np.testing.assert_allclose(step, 1e-3 * g / (np.abs(g) + 1e-8), rtol=4 * EPS)
+
+
+def test_convergence_criterion():
+    rng = np.random.default_rng(0)
+    rising = np.arange(40.0) + 0.1 * rng.standard_normal(40)
+    assert not gd.converged(rising, 10)[0]
+    assert gd.converged(5.0 + 0.0 * rising + np.tile([1.0, -1.0], 20), 10)[0]
+    assert not gd.converged(rising[:15], 10)[0]  # too short to judge
+
+
+# ----- the task function -------------------------------------------------------------------
+
+ARGS = {"width": 3, "method": "sgm", "K": 3, "epochs": 10, "data": "synthetic", "n_predict": 20, "n_eval": 10}
+
+
+def test_run_returns_json_and_is_deterministic():
+    a, b = gd.run(ARGS, 7), gd.run(ARGS, np.random.default_rng(7))
+    assert json.loads(json.dumps(a, allow_nan=False)) == a
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+    assert gd.run(ARGS, 8)["test_loglik"] != a["test_loglik"]
+    assert 0.0 <= a["test_accuracy"] <= 1.0 and a["iterations"] == 10 * math.ceil(a["n_train"] / 100)
+
+
+def test_run_beats_chance_on_synthetic_data():
+    r = gd.run({**ARGS, "method": "mfvi", "epochs": 60}, 0)
+    assert r["test_accuracy"] > 0.6  # 3 separated classes: chance is 1/3
+
+
+@pytest.mark.parametrize("bad, name", [({"width": 0}, "width"), ({"K": 0}, "K"), ({"method": "svgd"}, "method"),
+                                        ({"epochs": 0}, "epochs"), ({"lr": -1.0}, "lr"), ({"data": "mnist"}, "data"),
+                                        ({"widht": 3}, "widht")])
+def test_bad_args_raise_naming_the_argument(bad, name):
+    with pytest.raises(ValueError, match=name):
+        gd.run({**ARGS, **bad}, 0)
+
+
+def test_missing_required_args_and_bad_rng():
+    with pytest.raises(ValueError, match="width"):
+        gd.run({"method": "mfvi"}, 0)
+    with pytest.raises(ValueError, match="args"):
+        gd.run([3, "mfvi"], 0)
+    with pytest.raises(ValueError, match="rng"):
+        gd.run(ARGS, "seed")
+
+
+# ----- the report section ------------------------------------------------------------------
+
+
+def test_wls_slope_matches_polyfit():
+    x, y, se = np.array([5, 10, 20, 30.0]), np.array([0.1, 0.3, 0.2, 0.9]), np.array([0.1, 0.2, 0.1, 0.3])
+    slope, slope_se, intercept = section.wls_slope(x, y, se)
+    (b, a), cov = np.polyfit(x, y, 1, w=1 / se, cov="unscaled")
+    np.testing.assert_allclose([slope, intercept, slope_se], [b, a, math.sqrt(cov[0, 0])], rtol=1e-10)
+
+
+@pytest.mark.parametrize("slope, expected", [(0.05, "supported"), (-0.05, "contradicted"), (0.01, "not resolved")])
+def test_verdict_follows_the_numbers(slope, expected):
+    assert section.verdict(slope, 0.01) == expected
+
+
+def test_section_says_so_without_scikit_learn(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn raises ImportError
+    assert "scikit-learn is not installed" in section.render(types.SimpleNamespace(quick=True))
+
+
+def test_section_renders_on_synthetic_data(monkeypatch, tmp_path):
+    from symcheck.report import ReportContext
+
+    monkeypatch.setitem(sys.modules, "sklearn", types.ModuleType("sklearn"))
+    monkeypatch.setattr(section, "QUICK", {"widths": (2, 3), "seeds": 2,
+                                           "args": {"epochs": 3, "n_predict": 10, "n_eval": 5, "data": "synthetic"}})
+    ctx = ReportContext(out_dir=tmp_path, seed=1, quick=True, workers=1)
+    text = section.render(ctx)
+    assert "| SGM (K = 20) |" in text and "Met by" in text and (tmp_path / "gelberg_digits.png").is_file()
+    assert json.loads((tmp_path / "gelberg_digits.json").read_text())["slopes"][0]["verdict"] in text
