@@ -41,9 +41,6 @@ from symcheck.models.mlp import unpack_mlp
 __all__ = ["Adam", "DEFAULTS", "entropy_hk", "fit", "load_data", "log_likelihood", "objective", "predict", "run",
            "unit_blocks"]
 
-#: Functions implementing a paper's result under another name (read by the report's equation index).
-EQUATIONS = {"entropy_hk": ("gelberg", "Thm. 4.3"), "objective": ("gelberg", "Sec. 4 (L̂^K_VI)")}
-
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 #: Task arguments of :func:`run` and their defaults (``width`` and ``method`` have none).

@@ -2,7 +2,7 @@
 
 One-hidden-layer tanh MLPs (widths 5–30) on scikit-learn's 8×8 digits, trained with the MFVI ELBO
 and with the SGM objective L̂^K (K = 5, 10, 20), hand-written gradients and Adam (lr 1e-3, batch
-100, as the paper); every (width, method, seed) fit is a task of :func:`symcheck.experiments.gelberg_digits.run`,
+100, as the paper); every (width, method, seed) fit is a task of `symcheck.experiments.gelberg_digits.run`,
 kept in the report's result cache. Gelberg's statement under test (Sec. 5, "MNIST classifiers"):
 "the improvement in accuracy achieved by the symmetrization increases with model width".
 """
@@ -162,9 +162,9 @@ def render(ctx) -> str:
         rows = [r for r in diffs if r["method"] == s["method"]]
         out.append(f"| {s['method']} | " + " | ".join(f"{100 * r['diff_mean']:+.2f} ± {100 * r['diff_se']:.2f}" for r in rows)
                    + f" | {100 * s['slope']:+.4f} ± {100 * s['slope_se']:.4f} | {s['verdict']} |")
-    out.append("\n### Training-set ELBO per data point (mean over seeds): L_VI / L^20_VI\n")
-    out.append("L^20 is Gelberg's estimate of the symmetrized ELBO L^G (Ĥ^K with K = 20, 100 draws) — a lower "
-               "bound on L^G in expectation (Thm. 4.3) — for both methods' fits.\n")
+    out.append(f"\n### Training-set ELBO per data point (mean over seeds): L_VI / L^{a0['K_eval']}_VI\n")
+    out.append(f"L^{a0['K_eval']} is Gelberg's estimate of the symmetrized ELBO L^G (Ĥ^K with K = {a0['K_eval']}, "
+               f"{a0['n_eval']} draws) — a lower bound on L^G in expectation (Thm. 4.3) — for both methods' fits.\n")
     out.append("| method | " + " | ".join(f"width {w}" for w in widths) + " |")
     out.append("|---|" + "---|" * len(widths))
     for label, _, _ in _methods():
@@ -177,7 +177,7 @@ def render(ctx) -> str:
 
     met = sum(bool(r["converged"]) for r in results)
     out.append("### Convergence\n")
-    out.append(f"Criterion (:func:`symcheck.experiments.gelberg_digits.converged`): the mean training objective over the "
+    out.append(f"Criterion (`symcheck.experiments.gelberg_digits.converged`): the mean training objective over the "
                f"last W epochs (W = max(5, epochs/10) = {r0['window']}) exceeds the mean over the W epochs before by at "
                f"most {gd.CONVERGENCE_Z:g} standard errors of that difference (from the epoch-to-epoch scatter). "
                f"Met by {met} of {len(results)} runs" + (" (largest remaining rise: "
@@ -200,7 +200,8 @@ def render(ctx) -> str:
                f"{100 / r0['n_test']:.2f} points); the paired design over seeds measures the mean difference to the SE "
                "shown.")
     if ctx.quick:
-        out.append("\n(Quick report: 2 widths, 2 seeds, 10 epochs — not a test of the statement.)")
+        out.append(f"\n(Quick report: {len(widths)} widths, {n_seeds} seeds, {a0['epochs']} epochs — not a test of the "
+                   "statement.)")
     ctx.write_json("gelberg_digits", {"args": args, "results": results, "table": table, "differences": diffs,
                                       "slopes": slopes})
     plt.close("all")
