@@ -168,7 +168,7 @@ def test_run_beats_chance_on_synthetic_data():
 
 @pytest.mark.parametrize("bad, name", [({"width": 0}, "width"), ({"K": 0}, "K"), ({"method": "svgd"}, "method"),
                                         ({"epochs": 0}, "epochs"), ({"lr": -1.0}, "lr"), ({"data": "mnist"}, "data"),
-                                        ({"widht": 3}, "widht")])
+                                        ({"widht": 3}, "widht"), ({"init_log_std": "x"}, "init_log_std")])
 def test_bad_args_raise_naming_the_argument(bad, name):
     with pytest.raises(ValueError, match=name):
         gd.run({**ARGS, **bad}, 0)

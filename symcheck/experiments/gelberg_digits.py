@@ -19,7 +19,8 @@ training points and S reparameterised draws ω_s = μ + σ⊙ε_s:
   entropy changes (Thm. 4.1).
 
 Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
-:func:`objective`) and checked against finite differences in ``tests/test_gelberg_digits.py``;
+:func:`objective`; Ĥ^K and its gradient by Numba kernels over the hidden units' parameter blocks,
+:func:`unit_blocks`, O(K·D) per draw) and checked against finite differences in ``tests/test_gelberg_digits.py``;
 the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
 batch 100. :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
 """
@@ -38,8 +39,8 @@ from symcheck._checks import check_choice, check_int, check_positive_float, chec
 from symcheck.groups import MLPPermutation
 from symcheck.models.mlp import unpack_mlp
 
-__all__ = ["Adam", "DEFAULTS", "entropy_hk", "fit", "load_data", "log_likelihood", "objective", "predict", "run",
-           "unit_blocks"]
+__all__ = ["Adam", "DEFAULTS", "converged", "entropy_hk", "fit", "load_data", "log_likelihood", "objective", "predict",
+           "run", "unit_blocks"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -477,8 +478,10 @@ def _parse_args(args):
     a["replicate"] = check_int(a["replicate"], "replicate", minimum=0)
     a["lr"] = check_positive_float(a["lr"], "lr")
     a["prior_var"] = check_positive_float(a["prior_var"], "prior_var")
-    if not math.isfinite(float(a["init_log_std"])):
-        raise ValueError(f"init_log_std must be a finite real number, got {a['init_log_std']!r}")
+    value = a["init_log_std"]
+    if isinstance(value, (bool, str)) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"init_log_std must be a finite real number, got {value!r}")
+    a["init_log_std"] = float(value)
     a["data"] = check_choice(a["data"], "data", ("digits", "synthetic"))
     return a
 
