@@ -113,14 +113,15 @@ def _figure(plt, table, diffs, slopes, widths):
     for i, s in enumerate(slopes):
         rows = [r for r in diffs if r["method"] == s["method"]]
         x = np.array(widths) + 0.25 * (i - 1)
-        line = axes[1].errorbar(x, [100 * r["diff_mean"] for r in rows], yerr=[100 * r["diff_se"] for r in rows],
-                                marker="o", capsize=3, ls="none", label=f"{s['method']}: slope {100 * s['slope']:.3f} "
-                                f"± {100 * s['slope_se']:.3f} %/unit")
+        colour = f"C{i + 1}"  # the method's colour in the left panel (C0 is MFVI)
+        axes[1].errorbar(x, [100 * r["diff_mean"] for r in rows], yerr=[100 * r["diff_se"] for r in rows], color=colour,
+                         marker="o", capsize=3, ls="none", label=f"{s['method']}: slope {100 * s['slope']:.3f} "
+                         f"± {100 * s['slope_se']:.3f} points per unit")
         grid = np.array([min(widths), max(widths)])
-        axes[1].plot(grid, 100 * (s["intercept"] + s["slope"] * grid), color=line[0].get_color(), lw=1)
+        axes[1].plot(grid, 100 * (s["intercept"] + s["slope"] * grid), color=colour, lw=1)
     axes[1].axhline(0.0, color="grey", lw=0.8)
     axes[1].set_xlabel("hidden width")
-    axes[1].set_ylabel("SGM − MFVI test accuracy (%), paired mean ± SE")
+    axes[1].set_ylabel("SGM − MFVI test accuracy (points), paired mean ± SE")
     axes[1].legend(fontsize=8)
     return fig
 
