@@ -10,9 +10,13 @@ from symcheck.hyp0f1 import api
 from symcheck.report.sections import hyp0f1_goal
 
 
+def _row(sig, k):
+    return hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": k, "shape": "spread"})
+
+
 def test_honest_rows_are_verified_by_a_different_route():
     for sig, k in ((np.array([4.0, 2.5, 1.0]), 3), (np.array([40.0, 25.0, 10.0]), 3), (np.array([3.0, 1.0]), 2)):
-        row = hyp0f1_goal._row(sig, k, "spread")
+        row = _row(sig, k)
         assert row["verdict"] == "verified" and row["check"] not in ("none", row["method"])
 
 
@@ -22,10 +26,10 @@ def test_a_planted_error_is_a_disagreement(monkeypatch):
         return value + 1e-8, err, info
 
     monkeypatch.setattr(hyp0f1_goal, "log_hyp0f1", off)
-    row = hyp0f1_goal._row(np.array([4.0, 2.5, 1.0]), 3, "spread")
+    row = _row(np.array([4.0, 2.5, 1.0]), 3)
     assert row["verdict"] == "DISAGREES"
 
 
 def test_rows_beyond_reach_say_why():
-    row = hyp0f1_goal._row(np.linspace(3.0, 1.0, 12), 12, "spread")
+    row = _row(np.linspace(3.0, 1.0, 12), 12)
     assert not row["goal_met"] and "holonomic rank 2^12" in row["why"] and row["warned"]

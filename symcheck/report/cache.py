@@ -185,12 +185,12 @@ class SweepRecord:
         """One sentence for a report section."""
         if not self.tasks:
             return f"{self.name}: no tasks."
-        text = (f"{self.tasks} fits: {self.tasks - self.hits} computed in this run ({self.seconds_computed:.0f} s of "
+        text = (f"{self.tasks} results: {self.tasks - self.hits} computed in this run ({self.seconds_computed:.0f} s of "
                 f"compute), {self.hits} from the result cache")
         if self.hits:
             text += (f" (they took {self.seconds_cached:.0f} s of compute when made, at commit"
                      f"{'s' if len(self.commits) > 1 else ''} {', '.join(sorted(c[:12] for c in self.commits))}; "
-                     "keyed by the source of every module the fits import, see `symcheck/report/cache.py`)")
+                     "keyed by the source of every module they import, see `symcheck/report/cache.py`)")
         return text + "."
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from symcheck.hyp0f1 import asymptotic, holonomic, reference, series
 from symcheck.hyp0f1.api import AUTO_HOLONOMIC_MAX_M, AUTO_RTOL, AUTO_SERIES_MAX_DEGREE, log_hyp0f1
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp
+from symcheck.sweep import seeded_tasks
 
 ORDER = 11
 TITLE = "₀F₁ to 1e-10: the accuracy goal for k ≤ 12, σ ≤ 1e4"
@@ -118,7 +119,10 @@ def _why_not(sig: np.ndarray, k: int) -> str:
     return "; ".join(parts)
 
 
-def _row(sig: np.ndarray, k: int, shape: str) -> dict:
+def goal_row(args: dict, rng=None) -> dict:
+    """One input of the table (a cached sweep task; deterministic, ``rng`` unused): auto's route,
+    value and error figure, the second route and the verdict."""
+    sig, k, shape = np.asarray(args["sigma"], dtype=float), args["k"], args["shape"]
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -165,12 +169,16 @@ def _cost_rows(quick: bool) -> list[dict]:
 
 def render(ctx) -> str:
     ks, scales = _grid(ctx.quick)
-    rows = [_row(sig, k, shape) for k in ks for s in scales for shape, sig in _shapes(k, s).items()
-            if not (shape == "spread" and s == 0.0)]
+    args = [{"k": k, "shape": shape, "sigma": sig.tolist()} for k in ks for s in scales
+            for shape, sig in _shapes(k, s).items() if not (shape == "spread" and s == 0.0)]
+    rows = ctx.cache.sweep("hyp0f1_goal", goal_row, seeded_tasks(args, ctx.seed + 11), scheduler=ctx.scheduler,
+                           processes=ctx.workers)
     cost = _cost_rows(ctx.quick)
     ctx.write_json("hyp0f1_goal", {"goal": GOAL, "rows": rows, "holonomic_cost": cost})
 
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
+    lines.append(ctx.cache.records["hyp0f1_goal"].summary() + " Times per value are those of the run that "
+                 "computed each row.\n")
     lines.append("### Summary by k\n")
     lines.append("| k | inputs | verified ≤ 1e-10 | estimate ≤ 1e-10, checked more coarsely or not at all | above goal (auto warned "
                  "where > 1e-6) | disagreements | worst |difference|/max(1, |log F|) among checked | "

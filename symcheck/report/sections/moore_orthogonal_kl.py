@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from symcheck.orthogonal import moore_kl
+from symcheck.sweep import seeded_tasks
 
 ORDER = 30
 TITLE = "Moore's orthogonal KL term: printed vs corrected"
@@ -31,6 +32,15 @@ def _mean(k: int, scale: float, rng) -> np.ndarray:
     return u * (scale / np.arange(1, k + 1))
 
 
+def kl_point(args: dict, rng) -> dict:
+    """One point of the section (a cached sweep task): a random M of singular values s·(1, ½, …) and
+    the three estimates {form: [KL, SE]} on the same ``n`` draws (differences are not Monte Carlo noise)."""
+    M = _mean(args["k"], args["scale"], rng)
+    draws_seed = int(rng.integers(2**63))
+    return {name: list(moore_kl(M, 1.0, args["n"], np.random.default_rng(draws_seed), **opts))
+            for name, opts in FORMS.items()}
+
+
 def render(ctx) -> str:
     import matplotlib
 
@@ -39,18 +49,14 @@ def render(ctx) -> str:
 
     scales = np.geomspace(0.1, 30.0, 5 if ctx.quick else 10)
     n = 200 if ctx.quick else 1000
-    rows = []
+    args = [{"k": k, "scale": float(s), "n": n} for k in (2, 3) for s in scales]
+    points = ctx.cache.sweep("moore_orthogonal_kl", kl_point, seeded_tasks(args, ctx.seed + 30),
+                             scheduler=ctx.scheduler, processes=ctx.workers)
+    rows = [{"k": a["k"], "scale": a["scale"], "form": name, "kl": kl, "se": se}
+            for a, point in zip(args, points) for name, (kl, se) in point.items()]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     for ax, k in zip(axes, (2, 3)):
-        rng = np.random.default_rng([ctx.seed, k])
-        curves = {name: [] for name in FORMS}
-        for s in scales:
-            M = _mean(k, s, rng)
-            for name, opts in FORMS.items():
-                # identical draws for every form: the differences are not Monte Carlo noise
-                kl, se = moore_kl(M, 1.0, n, np.random.default_rng([ctx.seed, k, int(s * 1000)]), **opts)
-                curves[name].append(kl)
-                rows.append({"k": k, "scale": float(s), "form": name, "kl": kl, "se": se})
+        curves = {name: [r["kl"] for r in rows if r["k"] == k and r["form"] == name] for name in FORMS}
         for name, vals in curves.items():
             ax.semilogx(scales, vals, marker="o", ms=3, label=name)
         ax.axhline(np.log(2.0), color="k", lw=0.8, ls=":", label="log 2")
@@ -62,7 +68,8 @@ def render(ctx) -> str:
     ctx.write_json("moore_orthogonal_kl", rows)
 
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
-    lines.append(f"{n} draws of X per point (the same draws for the three forms).\n")
+    lines.append(f"{n} draws of X per point (the same draws for the three forms). "
+                 + ctx.cache.records["moore_orthogonal_kl"].summary() + "\n")
     lines.append("| k | s | " + " | ".join(FORMS) + " | SE (corrected) |")
     lines.append("|---|---|" + "---|" * len(FORMS) + "---|")
     for k in (2, 3):

@@ -1,0 +1,70 @@
+"""Moore Fig. 4 as a cached report task (symcheck/experiments/moore_fig4.py) and the section's verdicts."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from symcheck.experiments import moore_fig4
+from symcheck.models import moore_mf
+from symcheck.report.sections import moore_experiments
+
+ARGS = {"n": 8, "k": 2, "sigma_n": 1.0, "variants": [["corrected", "exact"], ["printed", "laplace"]],
+        "measure_0f1": True}
+
+
+@pytest.fixture(scope="module")
+def result():
+    return moore_fig4.fit_matrix(ARGS, np.random.default_rng(4))
+
+
+def test_fit_matrix_returns_json_values_and_is_deterministic(result):
+    assert json.loads(json.dumps(result)) == result
+    again = moore_fig4.fit_matrix(ARGS, np.random.default_rng(4))
+    assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in result.items() if k != "seconds"}
+
+
+def test_fit_matrix_has_every_method(result):
+    names = {"MAP", "MFVI (Nakajima)", "isotropic MFVI", "SymVI corrected (exact)", "SymVI printed (laplace)"}
+    assert set(result["errors"]) == names and set(result["spectra"]) == names
+    assert set(result["offsets"]) == {"SymVI printed (laplace)"}  # exact needs no offset
+    assert all(len(sv) == 2 for sv in result["spectra"].values())
+
+
+def test_fit_matrix_errors_are_the_recomputed_errors(result):
+    """The recorded MAP and MFVI errors are those of the closed forms on the same drawn problem."""
+    p, truth = moore_mf.sample_problem(8, 8, 2, 1.0, np.random.default_rng(4))
+    assert result["errors"]["MAP"] == moore_mf.reconstruction_error(moore_mf.map_closed_form(p), truth)
+    assert result["errors"]["MFVI (Nakajima)"] == moore_mf.reconstruction_error(moore_mf.nakajima_vb(p)[0], truth)
+
+
+@pytest.mark.parametrize("bad, name", [({"k": 0}, "k"), ({"n": -1}, "n"), ({"sigma_n": math.nan}, "sigma_n"),
+                                       ({"variants": [["sideways", "exact"]]}, "form"),
+                                       ({"variants": [["corrected", "mc"]]}, "method")])
+def test_bad_arguments_name_the_argument(bad, name):
+    with pytest.raises(ValueError, match=name):
+        moore_fig4.fit_matrix(dict(ARGS, **bad), np.random.default_rng(0))
+
+
+def test_verdict_resolves_a_shift_and_not_noise():
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal(40)
+    assert moore_experiments._sig(noise - 1.0) == "better"
+    assert moore_experiments._sig(noise + 1.0) == "worse"
+    assert moore_experiments._sig(noise - noise.mean()) == "no resolved difference"
+    assert moore_experiments._sig([np.nan, -1.0]) == "single matrix"  # NaN pairs (refused fits) are skipped
+
+
+def test_fig4_tasks_keep_earlier_matrices_when_counts_grow(monkeypatch):
+    """Seeds are spawned per matrix index: a larger count keeps the first tasks (and their cache keys)."""
+    few = moore_experiments.fig4_tasks(7, quick=False)
+    more_configs = tuple(c[:4] + (c[4] + 3,) + c[5:] for c in moore_experiments.CONFIGS)
+    monkeypatch.setattr(moore_experiments, "CONFIGS", more_configs)
+    more = moore_experiments.fig4_tasks(7, quick=False)
+    for (_, a), (_, b) in zip(few, more):
+        assert len(b) == len(a) + 3
+        assert all(x.args == y.args and x.seed.spawn_key == y.seed.spawn_key and x.seed.entropy == y.seed.entropy
+                   for x, y in zip(a, b))
