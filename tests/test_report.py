@@ -185,6 +185,22 @@ def test_negative_seed_is_refused(tmp_path):
      "FAILS: value misses by 1 (4× tol)"),
     (dict(printed=1.0, corrected=3.0, independent=1.0, tolerance=0.25), "fails", "erratum",
      "FAILS: printed form agrees (printed misses by 0 (0× tol); corrected 8× tol)"),
+    # one-sided (bound_from_rows: params side/strict) and compound (all_of: params parts) checks
+    (dict(printed=0.5, independent=1.0, tolerance=0.1, params={"side": "upper", "strict": False}), "holds", "verify",
+     "value 0.5 ≤ bound 1 (margin 0.5, 5× tol)"),
+    (dict(printed=1.05, independent=1.0, tolerance=0.1, params={"side": "upper", "strict": False}), "holds",
+     "verify", "value 1.05 ≤ bound 1 within tol (over by 0.05, 0.5× tol)"),
+    (dict(printed=2.0, independent=1.0, tolerance=0.1, params={"side": "lower", "strict": True}), "holds", "verify",
+     "value 2 > bound 1 by 1 (10× tol)"),
+    (dict(printed=2.0, independent=1.0, tolerance=0.1, params={"side": "upper", "strict": False}), "fails", "verify",
+     "FAILS: value 2 beyond bound 1 by 1 (10× tol)"),
+    (dict(printed=0.95, independent=1.0, tolerance=0.0, params={"side": "lower", "strict": True}), "fails", "verify",
+     "FAILS: value 0.95 not > bound 1 (0.05 on the wrong side)"),
+    (dict(printed=1.05, independent=1.0, tolerance=0.1, params={"side": "lower", "strict": True}), "fails", "verify",
+     "FAILS: value 1.05 not > bound 1 by more than tol (margin 0.05, 0.5× tol)"),
+    (dict(printed=1.5, corrected=0.5, independent=1.0, tolerance=0.1,
+          params={"parts": [{"side": "lower", "strict": True}, {"side": "upper", "strict": False}]}), "erratum",
+     "erratum", "printed 1.5 > bound 1 by 0.5 (5× tol); corrected 0.5; 2 conditions in all (each holds: see evidence)"),
 ])
 def test_verdict_is_derived_from_the_numbers(evidence, status, kind, expected):
     assert verdict(dict(evidence, status=status, kind=kind)) == expected
