@@ -52,7 +52,7 @@ def _fd_excess(method, seed=0):
     def f(flat):
         return gd.objective(flat.reshape(2, D), x, y, 20, SIZES, method, eps, perms)[0]
 
-    value, grad = gd.objective(params, x, y, 20, SIZES, method, eps, perms)
+    value, grad, _ = gd.objective(params, x, y, 20, SIZES, method, eps, perms)
     # one evaluation sums O(D·n) float64 terms of size ≤ max(|f|, 1): error ≤ D·n·eps·max(|f|, 1)
     tol_f = D * x.shape[0] * EPS * max(abs(value), 1.0)
     g1 = _gradient_fd(f, params.ravel(), np.full(2 * D, H))
@@ -121,6 +121,25 @@ def test_planted_hk_without_identity_term_is_caught(monkeypatch):
     assert _hk_mismatch(K=3) > 1.0
 
 
+def test_overlap_is_the_weight_of_the_moved_copies():
+    """Brute force: softmax of log q over (ω, g_j·ω) by gaussian_logpdf and the group's action."""
+    from symcheck.gaussian import gaussian_logpdf
+
+    rng = np.random.default_rng(4)
+    mean, log_std = 0.3 * rng.standard_normal(D), np.zeros(D)  # wide q: the permuted copies overlap
+    eps = rng.standard_normal((3, D))
+    perms = GROUP.sample(rng, 9).reshape(3, 3, SIZES[1])
+    perms[0, 1] = np.arange(SIZES[1])  # a drawn identity does not count
+    _, _, overlap = gd.entropy_hk(mean, log_std, eps, perms, gd.unit_blocks(SIZES))
+    omega, var = mean + eps, np.ones(D)
+    for s in range(3):
+        logs = np.array([gaussian_logpdf(z, mean, var) for z in [omega[s], *GROUP.act(perms[s], omega[s])]])
+        w = np.exp(logs - logs.max()) / np.exp(logs - logs.max()).sum()
+        moved = [j + 1 for j in range(3) if np.any(perms[s, j] != np.arange(SIZES[1]))]
+        assert overlap[s] == pytest.approx(w[moved].sum(), rel=1e-12, abs=1e-300)
+    assert overlap.max() > 1e-3
+
+
 def test_unit_blocks_agree_with_the_group_action():
     """Moving unit blocks by τ is MLPPermutation's action (independent index bookkeeping)."""
     rng = np.random.default_rng(3)
@@ -159,6 +178,9 @@ def test_run_returns_json_and_is_deterministic():
     assert a == b
     assert gd.run(ARGS, 8)["test_loglik"] != a["test_loglik"]
     assert 0.0 <= a["test_accuracy"] <= 1.0 and a["iterations"] == 10 * math.ceil(a["n_train"] / 100)
+    # the InfoNCE bound on I(g; ω) is log K − log(1 + Σ_j ratios) per draw: never above log K
+    assert a["mi_k"] <= math.log(gd.DEFAULTS["K_eval"])
+    assert a["elbo_sym"] - a["elbo"] == pytest.approx(a["mi_k"], abs=1e-9 * abs(a["elbo"]))
 
 
 def test_run_beats_chance_on_synthetic_data():

@@ -281,6 +281,10 @@ def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
     -------
     terms : ndarray, shape ``(S,)``
     grad : ndarray, shape ``(2, D)`` (only with ``grad``)
+    overlap : ndarray, shape ``(S,)`` (only with ``grad``)
+        Σ_{j: g_sj ≠ e} w_sj, the softmax weight of the permuted copies other than the identity in
+        each draw's log-sum-exp. The gradient differs from MFVI's entropy gradient (0, 1) only
+        through these weights (a drawn identity gives a_sj = a_s0 and the same gradient as it).
     """
     sd = np.exp(log_std)
     mu, inv_sd, eps_u = mean[blocks], 1.0 / sd[blocks], eps[:, blocks]
@@ -294,7 +298,9 @@ def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
     terms = math.log(a.shape[1]) - (top + np.log(total))[:, 0]
     if not grad:
         return terms
-    return terms, _hk_gradient(w / total, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms)
+    w /= total
+    moved = np.any(perms != np.arange(perms.shape[2]), axis=2)
+    return terms, _hk_gradient(w, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms), np.sum(w[:, 1:] * moved, axis=1)
 
 
 def _expected_log_prior(mean, sd, prior_var):
@@ -327,6 +333,8 @@ def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior
     value : float
         (N/M)(1/S) Σ_s log p(Y_B|X_B, ω_s) + E_q[log p(ω)] + (H(q) for MFVI, mean_s Ĥ^K_s for SGM).
     grad : ndarray, shape ``(2, D)``
+    overlap : float
+        SGM: the largest ``overlap`` of :func:`entropy_hk` over the draws; MFVI: 0.
     """
     mean, log_std = params
     sd = np.exp(log_std)
@@ -334,13 +342,13 @@ def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior
     ll, g = log_likelihood(mean + sd * eps, x, y, layer_sizes)
     lp, gp_mean, gp_log_std = _expected_log_prior(mean, sd, prior_var)
     if method == "mfvi":
-        ent, g_ent = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), np.array([[0.0], [1.0]])
+        ent, g_ent, overlap = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), np.array([[0.0], [1.0]]), 0.0
     else:
-        terms, g_ent = entropy_hk(mean, log_std, eps, perms, unit_blocks(tuple(layer_sizes)))
-        ent = terms.mean()
+        terms, g_ent, overlaps = entropy_hk(mean, log_std, eps, perms, unit_blocks(tuple(layer_sizes)))
+        ent, overlap = terms.mean(), float(overlaps.max())
     value = scale * ll.mean() + lp + ent
     grad = np.stack([scale * g.mean(axis=0) + gp_mean, scale * np.mean(g * sd * eps, axis=0) + gp_log_std]) + g_ent
-    return float(value), grad
+    return float(value), grad, overlap
 
 
 # ----- optimiser and training -------------------------------------------------------------
@@ -396,8 +404,9 @@ def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1,
 
     The initial means are N(0, 1/fan-in) (fixed by ``replicate``, so paired MFVI/SGM runs start
     at the same point), ψ = ``init_log_std``; each epoch visits the shuffled training set in
-    mini-batches. Returns ``(params, epoch_means, iterations)``: the final (μ, ψ), the mean
-    objective estimate of every epoch and the number of Adam steps.
+    mini-batches. Returns ``(params, epoch_means, iterations, overlap)``: the final (μ, ψ), the
+    mean objective estimate of every epoch, the number of Adam steps and the largest ``overlap``
+    of :func:`objective` over the steps.
     """
     x, y = data["x_train"], data["y_train"]
     sizes = (x.shape[1], width, data["n_classes"])
@@ -410,7 +419,7 @@ def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1,
     b1[...], b2[...] = 0.0, 0.0
     params = np.stack([mean, np.full(group.dim, init_log_std)])
     adam = Adam(lr)
-    epoch_means = []
+    epoch_means, overlap = [], 0.0
     for _ in range(epochs):
         order = rng.permutation(y.size)
         values = []
@@ -418,11 +427,12 @@ def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1,
             batch = order[start: start + batch_size]
             eps = rng.standard_normal((n_draws, group.dim))
             perms = _draw_perms(group, rng, n_draws, K) if method == "sgm" else None
-            value, grad = objective(params, x[batch], y[batch], y.size, sizes, method, eps, perms, prior_var)
+            value, grad, step_overlap = objective(params, x[batch], y[batch], y.size, sizes, method, eps, perms, prior_var)
             values.append(value)
+            overlap = max(overlap, step_overlap)
             params = adam.step(params, grad)
         epoch_means.append(float(np.mean(values)))
-    return params, epoch_means, adam.t
+    return params, epoch_means, adam.t, overlap
 
 
 def predict(params, x, layer_sizes, rng, n_samples, chunk: int = 100):
@@ -443,7 +453,13 @@ def predict(params, x, layer_sizes, rng, n_samples, chunk: int = 100):
 
 
 def _elbo_estimates(params, data, sizes, rng, n_eval, K_eval, prior_var):
-    """Final plain ELBO and L^K (K = ``K_eval``) on the full training set, each (estimate, SE)."""
+    """Final plain ELBO, L^K (K = ``K_eval``) and Î^K = L^K − L on the full training set, each (estimate, SE).
+
+    Î^K = Ĥ^K − H(q) is taken per draw as t_s + log q(ω_s) (the control variate of
+    :func:`symcheck.symmetrize.entropy_infonce`: same expectation, E log q(ω) = −H(q)), i.e.
+    log K − log Σ_j q(g_{sj}·ω_s)/q(ω_s) ∈ (−∞, log K]: the InfoNCE bound on I(g; ω) (Thm. 4.1),
+    which cannot exceed log K.
+    """
     mean, log_std = params
     sd = np.exp(log_std)
     eps = rng.standard_normal((n_eval, mean.size))
@@ -452,8 +468,9 @@ def _elbo_estimates(params, data, sizes, rng, n_eval, K_eval, prior_var):
     lp = _expected_log_prior(mean, sd, prior_var)[0]
     h = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum()
     hk = entropy_hk(mean, log_std, eps, _draw_perms(MLPPermutation(sizes), rng, n_eval, K_eval), unit_blocks(sizes), grad=False)
+    mi = hk + _log_q_identity(log_std, eps)
     out = {}
-    for key, terms in (("elbo", ll + lp + h), ("elbo_sym", ll + lp + hk)):
+    for key, terms in (("elbo", ll + lp + h), ("elbo_sym", ll + lp + h + mi), ("mi_k", mi)):
         out[key] = float(terms.mean())
         out[f"{key}_se"] = float(terms.std(ddof=1) / math.sqrt(terms.size))
     return out
@@ -503,8 +520,10 @@ def run(args, rng) -> dict:
         ``test_accuracy``, ``test_loglik`` (mean log predictive probability of the test labels,
         from ``n_predict`` posterior samples), ``elbo`` / ``elbo_se`` (plain ELBO L_VI on the
         training set), ``elbo_sym`` / ``elbo_sym_se`` (L^K_VI with K = ``K_eval``: the paper's
-        estimate of the symmetrized ELBO L^G, for both methods), ``objective`` (mean training
-        objective over the last window of epochs), ``iterations``, ``converged`` with ``delta``,
+        estimate of the symmetrized ELBO L^G, for both methods), ``mi_k`` / ``mi_k_se`` (L^K − L,
+        the InfoNCE bound on I(g; ω), ≤ log ``K_eval``), ``objective`` (mean training
+        objective over the last window of epochs), ``iterations``, ``overlap_max`` (the largest weight of
+        non-identity permuted copies in Ĥ^K over the training steps, :func:`entropy_hk`), ``converged`` with ``delta``,
         ``delta_se`` and ``window`` (:func:`converged`), ``n_train``, ``n_test`` and ``seconds``.
         Everything but ``seconds`` is a deterministic function of ``args`` and the seed.
 
@@ -518,7 +537,7 @@ def run(args, rng) -> dict:
     t0 = time.perf_counter()
     data = load_data(a["data"], a["replicate"])
     sizes = (data["x_train"].shape[1], a["width"], data["n_classes"])
-    params, epoch_means, iterations = fit(data, a["width"], a["method"], a["K"], rng, a["epochs"], a["batch_size"],
+    params, epoch_means, iterations, overlap = fit(data, a["width"], a["method"], a["K"], rng, a["epochs"], a["batch_size"],
                                           a["lr"], a["n_draws"], a["prior_var"], a["init_log_std"], a["replicate"])
     window = max(5, a["epochs"] // 10)
     ok, delta, delta_se = converged(epoch_means, window)
@@ -530,6 +549,7 @@ def run(args, rng) -> dict:
         **_elbo_estimates(params, data, sizes, rng, a["n_eval"], a["K_eval"], a["prior_var"]),
         "objective": float(np.mean(epoch_means[-window:])),
         "iterations": int(iterations),
+        "overlap_max": overlap,
         "converged": ok, "delta": delta, "delta_se": delta_se, "window": window,
         "n_train": int(data["y_train"].size), "n_test": int(y.size),
     }
