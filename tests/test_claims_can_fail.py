@@ -603,3 +603,20 @@ def test_ica_fig9_catches_free_energy_equal_to_the_likelihood(monkeypatch):
 def test_eq55_catches_kurtosis_off_by_one_percent(monkeypatch):
     monkeypatch.setattr(ica_model, "eq55_excess_kurtosis", scaled(ica_model.eq55_excess_kurtosis, 1.01))
     assert_fails("turner.eq55.ica-kurtosis")
+
+
+def test_eq66_catches_evidence_off_at_gaussian_sources(monkeypatch):
+    """The equality F = log p(y) at σ² = 1 (Gaussian sources) is one of the claim's conditions."""
+    original = ica_model.ica_log_evidence
+    monkeypatch.setattr(ica_model, "ica_log_evidence", lambda *a, **kw: original(*a, **kw) + 1e-9)
+    assert_fails("turner.eq66.ica-free-energy")
+
+
+def test_eq48_large_w2_catches_a_nonzero_kl_without_the_second_weight(monkeypatch):
+    original = fa_model.fa_mean_field_kl
+
+    def planted(w1, w2, *rest):
+        return original(w1, w2, *rest) + (1e-12 if w2 == 0 else 0.0)
+
+    monkeypatch.setattr(fa_model, "fa_mean_field_kl", planted)
+    assert_fails("turner.eq48.limit-large-w2")
