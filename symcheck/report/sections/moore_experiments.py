@@ -223,8 +223,9 @@ def render(ctx) -> str:
                  "cosets of O(k). *offset*: the fit's log ₀F₁ minus saddle-point importance sampling "
                  f"({N_IS} draws per coset) at its optimum, mean over its {N_DRAWS} draws, then mean ± SD over the "
                  "matrices: the error the ₀F₁ puts into the KL term. *eq. (5)*: the symmetrized bound at the fit's "
-                 "optimum with the corrected KL (so a printed-KL fit is scored by the bound it attains), mean over "
-                 "the matrices. Errors are mean ± SE over the matrices; paired differences are per matrix.\n")
+                 "optimum with the corrected KL (so a printed-KL fit is scored by the bound it attains; the offset of its "
+                 "₀F₁ enters it with the opposite sign), mean over the matrices; for isotropic MFVI its ELBO, eq. (2). "
+                 "Errors are mean ± SE over the matrices; paired differences are per matrix.\n")
     lines.append(ctx.cache.records["moore_fig4"].summary() + "\n")
     for rec in fig4:
         failed = rec["failures"]
