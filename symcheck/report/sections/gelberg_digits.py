@@ -194,7 +194,11 @@ def render(ctx) -> str:
                   "gradient exactly (a drawn identity contributes the same gradient as the identity term), so SGM and "
                   "MFVI differ here only by their random streams (mini-batches, draws)."
                   if top == 0.0 else
-                  ". Only where this weight is not negligible does the symmetrized objective train differently from MFVI."))
+                  " — below the float64 resolution of a weight (2.2e-16) everywhere: the SGM gradient is MFVI's plus "
+                  "Σ_j w_sj ∂a_sj over these copies, so SGM trained as MFVI up to terms carrying such weights, and the two "
+                  "differ essentially by their random streams (mini-batches, draws)."
+                  if top < np.finfo(float).eps else
+                  ": the symmetrized objective can train differently from MFVI only through steps with such weights."))
 
     name = ctx.save_figure(_figure(plt, table, diffs, slopes, widths), "gelberg_digits")
     out.append(f"\n![{name}]({name})\n")
