@@ -106,7 +106,10 @@ def test_report_arguments_reach_build_report(capsys, monkeypatch, tmp_path):
     assert main(["report", "--out", str(tmp_path), "--seed", "5", "--quick", "--only", "estimators",
                  "--scheduler", "tcp://127.0.0.1:8786", "--workers", "3"]) == 0
     assert seen == {"out": str(tmp_path), "seed": 5, "quick": True, "only": ["estimators"],
-                    "scheduler": "tcp://127.0.0.1:8786", "workers": 3}
+                    "scheduler": "tcp://127.0.0.1:8786", "workers": 3, "cache": True}
+    seen.clear()
+    assert main(["report", "--out", str(tmp_path), "--no-cache"]) == 0
+    assert seen["cache"] is False
 
 
 def test_installed_without_repository_lists_recorded_errata(tmp_path):
