@@ -153,6 +153,38 @@ def _timings(quick: bool) -> list[dict]:
     return out
 
 
+def _plots(ctx, rows) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    for k, shape in ((2, "spread"), (3, "spread"), (5, "equal"), (8, "spread"), (20, "spread")):
+        sel = [r for r in rows if r["k"] == k and r["shape"] == shape
+               and (np.isfinite(r["reference"]) or "is_reference" in r)]
+        if not sel:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        smax = np.array([max(r["sigma"]) for r in sel])
+        ref = np.array([r["reference"] if np.isfinite(r["reference"]) else r["is_reference"] for r in sel])
+        by_is = np.array([not np.isfinite(r["reference"]) for r in sel])
+        for name in METHODS:
+            err = np.abs(np.array([r["values"][name] for r in sel]) - ref)
+            ax.loglog(smax, np.maximum(err, 1e-17), marker="o", ms=3, label=name)
+        ax.loglog(smax, [r["mc_se"] for r in sel], "k:", label="Haar MC standard error")
+        if by_is.any():
+            ax.loglog(smax[by_is], [r["is_se"] for r in sel if "is_reference" in r and not np.isfinite(r["reference"])],
+                      "k--", label="IS reference standard error")
+        ax.set_xlabel("σ_max")
+        ax.set_ylabel("|error| in log ₀F₁")
+        kinds = sorted({r["ref_kind"] if np.isfinite(r["reference"]) else "importance sampling" for r in sel})
+        ax.set_title(f"k = {k}, {shape} singular values (reference: {', '.join(kinds)})", fontsize=9)
+        ax.legend(fontsize=7)
+        names.append(ctx.save_figure(fig, f"hyp0f1_error_k{k}_{shape}"))
+    return names
+
+
 def render(ctx) -> str:
     with warnings.catch_warnings():  # auto's accuracy warnings are what this section measures
         warnings.simplefilter("ignore", Hyp0f1AccuracyWarning)
