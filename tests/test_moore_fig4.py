@@ -95,3 +95,17 @@ def test_summary_counts_only_corrected_fits_as_surviving():
     assert "1 of 1 pairs resolved below zero" in bound
     m = float(bound.split("from ")[1].split(" to")[0])
     assert -6.5 < m < -3.5  # printed − corrected ≈ −5 nats (SE of the mean ≈ 0.3)
+
+
+def test_failure_summary_reads_the_fits_own_records():
+    """A fit stopped early (maxiter = 3) is short of the criterion; the section groups it by L-BFGS's stop message
+    and reports its gradient, and a refusal without an L-BFGS record is counted apart (not parsed as a stop)."""
+    p, _ = moore_mf.sample_problem(6, 5, 2, 1.0, np.random.default_rng(1))
+    fit = moore_mf.fit_isotropic(p, np.random.default_rng(2), maxiter=3)
+    assert not fit.converged
+    gmax = float(fit.criterion.split("sup-norm gradient ")[1].split()[0])
+    assert gmax > moore_mf.GTOL  # the record states the gradient that missed the criterion
+    text = moore_experiments._failure_summary([f"matrix 0: isotropic MFVI: {fit.criterion}",
+                                               "matrix 1: SymVI corrected (exact): k: must be ≥ 1"])
+    assert text.startswith("1 stopped with ") and f"sup-norm gradient up to {gmax:.1e}" in text
+    assert text.endswith("1 refused or without an L-BFGS record")

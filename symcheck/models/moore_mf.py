@@ -263,11 +263,19 @@ def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto"):
 GTOL = 1e-6
 
 
-def _lbfgs(fun, x0, gtol, maxiter):
+def _lbfgs(fun, x0, gtol, maxiter, what="L-BFGS"):
+    """Minimise ``fun`` (value, gradient) by L-BFGS-B to sup-norm gradient ≤ ``gtol``.
+
+    Returns ``(res, gmax, record)``: SciPy's result, the final sup-norm gradient and a one-line
+    convergence record (``what``, iterations, gradient against the criterion, SciPy's stop message).
+    With ``ftol = 0`` the message "RELATIVE REDUCTION OF F <= FACTR*EPSMCH" means that an
+    iteration no longer decreased the objective at all in float64.
+    """
     res = optimize.minimize(fun, x0, jac=True, method="L-BFGS-B",
                             options={"gtol": gtol, "ftol": 0.0, "maxiter": maxiter, "maxfun": 4 * maxiter, "maxcor": 30})
     gmax = float(np.max(np.abs(res.jac)))
-    return res, gmax
+    record = f"{what}, {res.nit} iterations, sup-norm gradient {gmax:.1e} (criterion ≤ {gtol:g}; {res.message})"
+    return res, gmax, record
 
 
 def fit_map(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20000) -> FitResult:
@@ -282,10 +290,9 @@ def fit_map(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20000) -
         return val, np.concatenate([(U - g * res @ V / s2).ravel(), (V - g * res.T @ U / s2).ravel()])
 
     x0 = 0.1 * gen.standard_normal((problem.n + problem.m) * problem.k)
-    res, gmax = _lbfgs(fun, x0, gtol, maxiter)
+    res, gmax, record = _lbfgs(fun, x0, gtol, maxiter)
     U, V = _split(res.x, problem)
-    return FitResult(g * U @ V.T, math.nan, int(res.nit), gmax <= gtol,
-                     f"L-BFGS, sup-norm gradient {gmax:.1e} ≤ {gtol:g}", {"U": U, "V": V})
+    return FitResult(g * U @ V.T, math.nan, int(res.nit), gmax <= gtol, record, {"U": U, "V": V})
 
 
 def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 200000) -> FitResult:
@@ -335,10 +342,9 @@ def fit_isotropic(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20
     """Isotropic MFVI q = N([Mu; Mv], cI) by L-BFGS on the closed-form ELBO (:func:`elbo_factorised`)."""
     gen = check_rng(rng)
     x0 = np.concatenate([gen.standard_normal((problem.n + problem.m) * problem.k), [math.log(0.5)]])
-    res, gmax = _lbfgs(lambda x: tuple(-t for t in _isotropic_value_grad(x, problem)), x0, gtol, maxiter)
+    res, gmax, record = _lbfgs(lambda x: tuple(-t for t in _isotropic_value_grad(x, problem)), x0, gtol, maxiter)
     Mu, Mv = _split(res.x, problem)
-    return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol,
-                     f"L-BFGS, sup-norm gradient {gmax:.1e} ≤ {gtol:g}",
+    return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol, record,
                      {"Mu": Mu, "Mv": Mv, "c": math.exp(res.x[-1])})
 
 
@@ -367,10 +373,8 @@ def fit_symvi(problem: MFProblem, rng, form: str = "corrected", n_draws: int = 1
         kl, gM, gc = symvi_kl(x[:-1].reshape(N, k), x[-1], E, form, method)
         return -(val + kl), -(grad + np.concatenate([gM.ravel(), [gc]]))
 
-    res, gmax = _lbfgs(fun, x0, gtol, maxiter)
+    res, gmax, record = _lbfgs(fun, x0, gtol, maxiter, what=f"L-BFGS on {n_draws} fixed draws")
     Mu, Mv = _split(res.x, problem)
     kl = symvi_kl(res.x[:-1].reshape(N, k), res.x[-1], E, form, method)[0]
-    return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol,
-                     f"L-BFGS on {n_draws} fixed draws, {res.nit} iterations, sup-norm gradient {gmax:.1e} "
-                     f"(criterion ≤ {gtol:g}; {res.message})",
+    return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol, record,
                      {"Mu": Mu, "Mv": Mv, "c": math.exp(res.x[-1]), "kl": kl, "form": form, "E": E})

@@ -11,6 +11,7 @@ isotropic base) with Moore's printed A and with the corrected B = MᵀX/c.
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import numpy as np
@@ -163,6 +164,29 @@ def _fig4(ctx):
     return out
 
 
+_STOP = re.compile(r"sup-norm gradient (\S+) \(criterion ≤ [^;]+; (.*)\)$")
+#: What SciPy's L-BFGS-B stop messages mean here (``ftol = 0``: symcheck.models.moore_mf._lbfgs).
+_STOP_MEANING = {"CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH": "no decrease of the objective in float64",
+                 "ABNORMAL: ": "line search found no decrease"}
+
+
+def _failure_summary(failures) -> str:
+    """Fits short of the gradient criterion grouped by L-BFGS's stop message, with the largest gradient left;
+    fits refused outright (no L-BFGS record) are counted apart."""
+    groups, other = {}, 0
+    for f in failures:
+        m = _STOP.search(f)
+        if m is None:
+            other += 1
+            continue
+        groups.setdefault(m.group(2), []).append(float(m.group(1)))
+    parts = [f"{len(g)} stopped with \"{msg.strip()}\"" + (f" ({_STOP_MEANING[msg]})" if msg in _STOP_MEANING else "")
+             + f", sup-norm gradient up to {max(g):.1e}" for msg, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+    if other:
+        parts.append(f"{other} refused or without an L-BFGS record")
+    return "; ".join(parts)
+
+
 def _pm(x) -> str:
     """mean ± standard error of the mean over the finite values ("± nan" for one value)."""
     x = np.asarray(x, float)
@@ -231,7 +255,7 @@ def render(ctx) -> str:
         failed = rec["failures"]
         lines.append(f"**{rec['label']}** — {rec['reps']} matrices, {rec['seconds'] / 60:.0f} min of compute; "
                      f"{len(failed)} fit(s) short of the gradient criterion"
-                     + (f" ({'; '.join(failed[:3])}{' …' if len(failed) > 3 else ''})" if failed else "")
+                     + (f" ({_failure_summary(failed)}; each listed in `moore_experiments.json`)" if failed else "")
                      + f"; thresholds γ_VB = {rec['thresholds'][0]:.2f} (MFVI), σ_n²√k = {rec['thresholds'][1]:.2f} "
                      "(MAP).\n")
         lines.append(f"| method | reconstruction error | traits used (of {rec['k']}) | eq. (5), corrected KL | "
