@@ -201,6 +201,11 @@ def test_negative_seed_is_refused(tmp_path):
     (dict(printed=1.5, corrected=0.5, independent=1.0, tolerance=0.1,
           params={"parts": [{"side": "lower", "strict": True}, {"side": "upper", "strict": False}]}), "erratum",
      "erratum", "printed 1.5 > bound 1 by 0.5 (5× tol); corrected 0.5; 2 conditions in all (each holds: see evidence)"),
+    # an erratum of a printed statement: the compound check's first condition is an equality that holds
+    (dict(printed=0.25, corrected=0.25, independent=0.2501, tolerance=1e-3,
+          params={"parts": [{"cases": ["a", "b"]}, {"side": "lower", "strict": True}]}), "erratum", "erratum",
+     "the printed statement is contradicted by 2 conditions that hold; the first agrees within tol "
+     "(|diff| = 0.0001, 0.1× tol; each holds: see evidence)"),
 ])
 def test_verdict_is_derived_from_the_numbers(evidence, status, kind, expected):
     assert verdict(dict(evidence, status=status, kind=kind)) == expected

@@ -121,6 +121,11 @@ def verdict(result: Mapping) -> str:
     if status == "erratum":
         if rp > 1 and rc <= 1:
             return f"{_misses_by('printed', p, i, tol)}; corrected within tol ({rc:.2g}× tol)"
+        parts = (result.get("params") or {}).get("parts")
+        if parts and rp <= 1:  # a printed *statement* refuted by conditions that hold (e.g. "unlike …")
+            d, _ = _miss(p, i, tol)
+            return (f"the printed statement is contradicted by {len(parts)} conditions that hold; the first agrees "
+                    f"within tol (|diff| = {d:.2g}, {rp:.2g}× tol; each holds: see evidence)")
         return (f"printed fails, corrected holds; not |diff| ≤ tol at the reported case (printed {fmt(p)}, "
                 f"corrected {fmt(c)}, independent {fmt(i)}): see evidence")
     if status == "holds":
