@@ -14,7 +14,11 @@ stored as one JSON file and reused only when nothing that could change it has ch
 
 Results must be JSON values (dicts, lists, str, float, int, bool, None); a freshly computed
 result is passed through JSON too, so a cached and a fresh result are equal bit for bit
-(Python's float ``repr`` round-trips exactly). Each worker writes its entry as soon as its task
+(Python's float ``repr`` round-trips exactly) on the same platform. The key does not hold the
+CPU or the BLAS build: on another machine a fresh result can differ at rounding level, and an
+optimiser's path with it (measured: re-running the 172 Moore Fig. 4 tasks on a second machine of
+the same kind changed L-BFGS iteration counts by a few and reconstruction errors in the fourth
+decimal; the conclusions drawn from them did not change). Each worker writes its entry as soon as its task
 ends (atomically), so an interrupted cold run keeps what it finished.
 
 The committed report keeps its cache in ``reports/cache/``: a clean checkout of the same code
