@@ -91,8 +91,8 @@ def test_summary_counts_only_corrected_fits_as_surviving():
     survive = [ln for ln in lines if "What survives" in ln]
     assert len(survive) == 1
     assert "(a) in 1 of 1 fits; (b) better than MFVI in 1 of 1, better than MAP in 1 of 1" in survive[0]
-    bound = [ln for ln in lines if "by the bound both maximise" in ln][0]
-    assert "1 of 1 pairs resolved below zero" in bound
+    bound = [ln for ln in lines if "by the symmetrized bound eq. (5)" in ln][0]
+    assert "1 of 1 pairs resolved below zero: the printed KL optimises a different objective" in bound
     m = float(bound.split("from ")[1].split(" to")[0])
     assert -6.5 < m < -3.5  # printed − corrected ≈ −5 nats (SE of the mean ≈ 0.3)
 
@@ -109,3 +109,9 @@ def test_failure_summary_reads_the_fits_own_records():
                                                "matrix 1: SymVI corrected (exact): k: must be ≥ 1"])
     assert text.startswith("1 stopped with ") and f"sup-norm gradient up to {gmax:.1e}" in text
     assert text.endswith("1 refused or without an L-BFGS record")
+
+
+def test_bound_line_draws_its_conclusion_only_from_resolved_pairs():
+    assert moore_experiments._bound_line([]) == "- No printed/corrected pair was fitted."
+    mixed = moore_experiments._bound_line([(-5.0, 0.5), (-0.1, 0.2)])  # the second is within 3 SE of zero
+    assert "1 of 2 pairs resolved below zero." in mixed and "different objective" not in mixed
