@@ -183,6 +183,21 @@ def test_auto_warns_where_no_method_reaches_1e_6():
         symcheck.log_hyp0f1(sig / 10, 12)  # the series reaches it: no warning
 
 
+def test_auto_gradient_warns_where_it_has_no_error_estimate():
+    """The gradient's fallbacks (order-1 expansion, Laplace) have no error figure: a warning names them, at the
+    caller's line; rows on the exact routes (closed form, series) or the order-3 expansion within its estimate
+    stay silent."""
+    sig = np.linspace(20.0, 2.0, 6)  # k = 6, moderate σ: neither series nor order 3 reaches it
+    with pytest.warns(Hyp0f1AccuracyWarning, match=r"grad_log_hyp0f1\(method='auto'\): 1 of 2 rows") as record:
+        grad = symcheck.grad_log_hyp0f1(np.stack([sig, sig / 100]), 6)
+    assert record[0].filename == __file__ and np.all(np.isfinite(grad))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        symcheck.grad_log_hyp0f1(np.array([3.0, 1.0]), 2)  # closed form
+        symcheck.grad_log_hyp0f1(sig / 100, 6)  # series
+        symcheck.grad_log_hyp0f1(1e4 * np.linspace(1.0, 0.5, 5), 5)  # order-3 expansion within its estimate
+
+
 def test_auto_answers_extreme_sigma_quickly_with_an_error():
     sig = np.array([[1e150, 3e149, 1e149, 1e148, 1e147], [2e199] * 5])
     value, err = symcheck.log_hyp0f1(sig, 5, return_error=True)

@@ -347,7 +347,8 @@ def _auto_grad(flat: np.ndarray, k: int) -> np.ndarray:
     """Gradient by the exact routes of "auto" (closed forms, series, k = 3 integral); elsewhere the
     asymptotic expansion at order 3 where its estimate is ≤ WARN_RTOL, else at order 1 where its
     correction is ≤ AUTO_ASYMPTOTIC_MAX_CORRECTION, else the Laplace approximation (the holonomic
-    method has no gradient yet)."""
+    method has no gradient yet). The last two carry no error estimate: rows taking them raise one
+    :class:`Hyp0f1AccuracyWarning` per call, as :func:`log_hyp0f1` does for values."""
     out = np.empty_like(flat)
     masks = _route(flat, k)
     if masks["exact"].any():
@@ -370,4 +371,10 @@ def _auto_grad(flat: np.ndarray, k: int) -> np.ndarray:
         lap = ~high & ~low
         if lap.any():
             out[rest[lap]] = laplace.grad_log_hyp0f1_laplace(rows[lap], k, variant="listing")
+        rough = int(np.count_nonzero(low)) + int(np.count_nonzero(lap))
+        if rough:
+            warnings.warn(f"grad_log_hyp0f1(method='auto'): {rough} of {flat.shape[0]} rows by the order-1 expansion "
+                          f"({np.count_nonzero(low)}) or the Laplace approximation ({np.count_nonzero(lap)}), whose "
+                          "gradients have no error estimate; log_hyp0f1(..., return_error=True) gives the value's error "
+                          "there", Hyp0f1AccuracyWarning, stacklevel=3)
     return out
