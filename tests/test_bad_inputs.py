@@ -289,6 +289,8 @@ BOOL_FLAGS = [
                        "rng": 0}, "control_variate"),
     (log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2, "method": "series"}, "return_error"),
     (log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
+    (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_error"),
+    (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
 ]
 
 

@@ -110,8 +110,8 @@ PLANTS = {
     # a float64 series off by 1e-12 relative (e.g. a lost guard on the tail bound)
     "series": (lambda: _entry("series (rtol 1e-14)", (1, 3), 0.0), series, "log_hyp0f1_series", 1e-12),
     # closed forms off by 1e-11 (the k = 3 quadrature asked for less accuracy); auto uses them
-    "exact": (lambda: _entry("exact", (3, 3), 10.0), closed_form, "log_hyp0f1_exact", 1e-11),
-    "auto": (lambda: _entry("auto", (1, 12), 10.0), closed_form, "log_hyp0f1_exact", 1e-11),
+    "exact": (lambda: _entry("exact", (3, 3), 10.0), closed_form, "exact_value", 1e-11),
+    "auto": (lambda: _entry("auto", (1, 12), 10.0), closed_form, "exact_value", 1e-11),
     "holonomic": (lambda: _entry("holonomic", (1, 8), 0.0), holonomic, "log_hyp0f1_holonomic", 1e-9),
 }
 

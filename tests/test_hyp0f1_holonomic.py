@@ -68,10 +68,11 @@ SERIES_POINTS = [
 def test_against_the_series_where_both_reach(sig, k):
     sig = np.array([sig])
     ref, rel = series.log_hyp0f1_series(sig, k, rtol=1e-15, max_degree=150)
-    value, err = _hgm(sig[0], k)
+    value, err = holonomic.log_hyp0f1_holonomic(sig, k, rtol=holonomic.AUTO_RTOL)
     ref_err = rel[0] + 4 * EPS * abs(ref[0])
-    assert abs(value - ref[0]) <= err + ref_err
-    assert err <= GOAL * max(1.0, abs(ref[0]))
+    assert abs(value[0] - ref[0]) <= err[0] + ref_err  # the estimate is honest
+    if len(set(sig[0])) == k:  # distinct σ reach the goal; clusters are extrapolated, with a conservative estimate
+        assert err[0] <= GOAL * max(1.0, abs(ref[0]))
 
 
 def test_against_mpmath_at_30_digits():
@@ -184,18 +185,18 @@ def test_auto_warns_where_no_method_reaches_1e_6():
 
 
 def test_auto_gradient_warns_where_it_has_no_error_estimate():
-    """The gradient's fallbacks (order-1 expansion, Laplace) have no error figure: a warning names them, at the
-    caller's line; rows on the exact routes (closed form, series) or the order-3 expansion within its estimate
-    stay silent."""
-    sig = np.linspace(20.0, 2.0, 6)  # k = 6, moderate σ: neither series nor order 3 reaches it
+    """Rows whose gradient no route gives within 1e-6 (k = 12 at moderate σ: the series does not reach,
+    the holonomic method is beyond auto's m ≤ 8, the expansion is outside its regime) warn, naming the
+    count, at the caller's line; rows on the closed forms, the series or the holonomic method stay silent."""
+    sig = np.linspace(20.0, 2.0, 12)
     with pytest.warns(Hyp0f1AccuracyWarning, match=r"grad_log_hyp0f1\(method='auto'\): 1 of 2 rows") as record:
-        grad = symcheck.grad_log_hyp0f1(np.stack([sig, sig / 100]), 6)
+        grad = symcheck.grad_log_hyp0f1(np.stack([sig, sig / 100]), 12)
     assert record[0].filename == __file__ and np.all(np.isfinite(grad))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         symcheck.grad_log_hyp0f1(np.array([3.0, 1.0]), 2)  # closed form
-        symcheck.grad_log_hyp0f1(sig / 100, 6)  # series
-        symcheck.grad_log_hyp0f1(1e4 * np.linspace(1.0, 0.5, 5), 5)  # order-3 expansion within its estimate
+        symcheck.grad_log_hyp0f1(sig / 100, 12)  # series
+        symcheck.grad_log_hyp0f1(np.linspace(6.0, 1.0, 5), 5)  # holonomic (or series)
 
 
 def test_auto_answers_extreme_sigma_quickly_with_an_error():

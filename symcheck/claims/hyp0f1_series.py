@@ -248,8 +248,9 @@ def grad_tolerance(sig, k, grad, value, degree):
     """
     s = float(np.sum(sig))
     fhat = math.exp(value)
-    tail = math.exp(float(series.log_tail_bound(s, degree)))
-    dtail = math.exp(float(series.log_grad_tail_bound(s, degree)))
+    v = float(series.variance_proxy(np.asarray(sig, dtype=float), k))
+    tail = math.exp(float(series.log_tail_bound(s, degree, v)))
+    dtail = math.exp(float(series.log_grad_tail_bound(s, degree, v)))
     gamma = series.rounding_bound(k, degree)
     return (dtail + tail * np.abs(grad)) / fhat + (3 * gamma + 8 * U) * np.abs(grad)
 

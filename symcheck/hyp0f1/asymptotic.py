@@ -78,6 +78,7 @@ __all__ = [
     "asymptotic_error_estimate",
     "expansion_terms",
     "grad_log_hyp0f1_asymptotic",
+    "grad_log_hyp0f1_asymptotic_with_error",
     "log_hyp0f1_asymptotic",
     "log_hyp0f1_asymptotic_best",
     "log_jacobian_coefficient",
@@ -86,6 +87,12 @@ __all__ = [
 
 #: Highest order (power of 1/σ) of the expansion.
 MAX_ORDER = 3
+#: Safety factor of the error estimate: the estimate is SAFETY·|first omitted term| (module notes;
+#: the largest ratio error/|first omitted term| measured inside the regime is 1.1).
+SAFETY = 2.0
+#: The regime: every computed term at most RHO times the one before, and |T₁| ≤ T1_MAX.
+RHO = 0.5
+T1_MAX = 0.5
 
 #: The I₋ coset is dropped where its bound ½e^{Σσ−2σ_k} is below this fraction of I₊.
 NEGLIGIBLE_COSET = 2.0**-60
@@ -238,14 +245,16 @@ def _combine(parts: dict, order: int, with_error: bool) -> tuple[np.ndarray, np.
         w_minus = np.exp(lm - value)
     if not with_error:
         return np.where(invalid, np.inf, value), None
-    nxt = min(order + 1, MAX_ORDER) - 1  # index of T_{order+1}, or of T₃ at order 3
+    computed = parts["terms_plus"].shape[1]
+    nxt = min(order + 1, MAX_ORDER, computed) - 1  # index of T_{order+1}, or of T₃ at order 3
     if nxt < 0:  # k = 1 or no terms computed: only the leading term
         e_plus = e_minus = np.zeros_like(value)
     else:
-        e_plus, e_minus = np.abs(parts["terms_plus"][:, nxt]), np.abs(parts["terms_minus"][:, nxt])
-        # outside the asymptotic regime (a term not smaller than the one before) there is no estimate
-        e_plus = np.where(_growing(parts["terms_plus"], nxt), np.inf, e_plus)
-        e_minus = np.where(_growing(parts["terms_minus"], nxt) & (w_minus > 0), np.inf, e_minus)
+        e_plus = SAFETY * np.abs(parts["terms_plus"][:, nxt])
+        e_minus = SAFETY * np.abs(parts["terms_minus"][:, nxt])
+        # outside the asymptotic regime (module notes) there is no estimate
+        e_plus = np.where(_outside_regime(parts["terms_plus"]), np.inf, e_plus)
+        e_minus = np.where(_outside_regime(parts["terms_minus"]) & (w_minus > 0), np.inf, e_minus)
     rounding = (parts["round_lead"] + parts["round_plus"][:, :order].sum(axis=1)
                 + parts["round_minus"][:, :order].sum(axis=1) + 4 * EPS * np.abs(value))
     with np.errstate(invalid="ignore"):  # 0·inf where a coset has no weight counts 0
@@ -255,10 +264,14 @@ def _combine(parts: dict, order: int, with_error: bool) -> tuple[np.ndarray, np.
     return np.where(invalid, np.inf, value), np.where(invalid, np.inf, err)
 
 
-def _growing(terms: np.ndarray, last: int) -> np.ndarray:
-    """Rows where some |T_{j+1}| ≥ |T_j| for j < ``last`` (the expansion has stopped decreasing)."""
-    mag = np.abs(terms[:, : last + 1])
-    return np.any((mag[:, 1:] >= mag[:, :-1]) & (mag[:, 1:] > 0), axis=1)
+def _outside_regime(terms: np.ndarray) -> np.ndarray:
+    """Rows where the computed terms T₁, T₂, … are not an asymptotic sequence in its regime:
+    |T₁| > T1_MAX, or some |T_{j+1}| > RHO·|T_j| (module notes)."""
+    mag = np.abs(terms)
+    out = mag[:, 0] > T1_MAX if mag.shape[1] else np.zeros(mag.shape[0], bool)
+    if mag.shape[1] > 1:
+        out = out | np.any(mag[:, 1:] > RHO * mag[:, :-1], axis=1)
+    return out
 
 
 def _log_cosh_half(s: np.ndarray) -> np.ndarray:
@@ -273,7 +286,8 @@ def _evaluate(sig: np.ndarray, k: int, order, with_error: bool) -> tuple[np.ndar
     if k == 1:
         value = _log_cosh_half(sig.reshape(-1))
         return value.reshape(shape), (2 * EPS * np.abs(value) + EPS).reshape(shape)
-    parts = expansion_terms(sig, k, min(order + 1, MAX_ORDER) if with_error else order)
+    # with the error: the first omitted term and at least two terms for the regime test
+    parts = expansion_terms(sig, k, min(max(order + 1, 2), MAX_ORDER) if with_error else order)
     value, err = _combine(parts, order, with_error)
     return value.reshape(shape), (err.reshape(shape) if with_error else None)
 
@@ -341,21 +355,66 @@ def asymptotic_error_estimate(sig: np.ndarray, k: int, order: int = 1) -> np.nda
     return _evaluate(sig, k, order, True)[1]
 
 
+def _fd_steps(flat: np.ndarray) -> np.ndarray:
+    """Central-difference steps hᵢ = 1e-5·max(1, σᵢ) (see :func:`grad_log_hyp0f1_asymptotic`)."""
+    return 1e-5 * np.maximum(1.0, flat)
+
+
+def _fd_gradient(flat: np.ndarray, k: int, fn) -> np.ndarray:
+    """Central differences of ``fn`` (rows (m, k) -> (m,)) at every row of ``flat`` (n, k)."""
+    idx = np.arange(k)
+    h = _fd_steps(flat)
+    up = np.repeat(flat[:, None, :], k, axis=1)  # up[:, i] is the row with σᵢ shifted
+    dn = up.copy()
+    up[:, idx, idx] += h
+    dn[:, idx, idx] = np.maximum(dn[:, idx, idx] - h, 0.0)
+    both = fn(np.concatenate([up, dn], axis=1).reshape(-1, k)).reshape(flat.shape[0], 2 * k)
+    return (both[:, :k] - both[:, k:]) / (up[:, idx, idx] - dn[:, idx, idx])
+
+
 def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
     """Gradient of :func:`log_hyp0f1_asymptotic` in σ by central differences.
 
-    Step hᵢ = 1e-5·max(1, σᵢ): the truncation error h²·|f'''| is below 1e-10·|∂f/∂σ| for
+    Step hᵢ = 1e-5·max(1, σᵢ): the truncation error h²·|f‴| is below 1e-10·|∂f/∂σ| for
     the smooth (rational and logarithmic) terms of the expansion, far below the expansion's
     own error; rounding adds ~ eps·|f|/h. The 2k shifted copies of every row are evaluated in
     one batch (the per-call cost of the contraction patterns is paid once, not 2k times).
     """
     check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     flat = sig.reshape(-1, k)
-    idx = np.arange(k)
-    up = np.repeat(flat[:, None, :], k, axis=1)  # up[:, i] is the row with σᵢ shifted
-    dn = up.copy()
-    up[:, idx, idx] += 1e-5 * np.maximum(1.0, flat)
-    dn[:, idx, idx] = np.maximum(dn[:, idx, idx] - 1e-5 * np.maximum(1.0, flat), 0.0)
-    both = log_hyp0f1_asymptotic(np.concatenate([up, dn], axis=1), k, order)  # (n, 2k)
-    grad = (both[:, :k] - both[:, k:]) / (up[:, idx, idx] - dn[:, idx, idx])
+    grad = _fd_gradient(flat, k, lambda rows: log_hyp0f1_asymptotic(rows, k, order))
     return grad.reshape(sig.shape)
+
+
+def grad_log_hyp0f1_asymptotic_with_error(flat: np.ndarray, k: int, order=1) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient (n, k) at ``order`` (0 … MAX_ORDER, or ``"best"``: each row's order of
+    :func:`log_hyp0f1_asymptotic_best`) and an estimate of its largest component error.
+
+    The estimate is SAFETY·max|∇(value at the next order − value at ``order``)| (at order 3:
+    of T₃ itself, as the value's estimate), both by the same central differences, plus the
+    rounding of a difference quotient, 8u(1 + |value|)/h; inf where the value's estimate is inf
+    (outside the asymptotic regime).
+    """
+    n = flat.shape[0]
+    if k == 1:
+        return np.tanh(flat), np.full(n, 4 * EPS)
+    if order == "best":
+        val, err, orders = log_hyp0f1_asymptotic_best(flat, k)
+    else:
+        order = check_int(order, "order", minimum=0, maximum=MAX_ORDER)
+        orders = np.full(n, order)
+        val, err = log_hyp0f1_asymptotic(flat, k, order, return_error=True)
+    grad = np.zeros_like(flat)
+    gerr = np.full(n, np.inf)
+    for o in np.unique(orders):
+        rows = np.flatnonzero(orders == o)
+        sub = flat[rows]
+        lo, hi = (int(o), int(o) + 1) if o < MAX_ORDER else (MAX_ORDER - 1, MAX_ORDER)
+        g_lo = _fd_gradient(sub, k, lambda r: log_hyp0f1_asymptotic(r, k, lo))
+        g_hi = _fd_gradient(sub, k, lambda r: log_hyp0f1_asymptotic(r, k, hi))
+        grad[rows] = g_lo if o == lo else g_hi
+        h = _fd_steps(sub).min(axis=1)
+        with np.errstate(invalid="ignore"):
+            e = SAFETY * np.max(np.abs(g_hi - g_lo), axis=1) + 8 * EPS * (1.0 + np.abs(val[rows])) / h
+        gerr[rows] = np.where(np.isfinite(err[rows]), e, np.inf)
+    return grad, gerr

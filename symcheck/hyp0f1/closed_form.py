@@ -40,7 +40,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, special
 
-__all__ = ["grad_log_hyp0f1_exact", "has_closed_form", "log_hyp0f1_exact"]
+from symcheck.hyp0f1 import weyl
+
+__all__ = ["EXACT_ULPS", "closed_form_reason", "exact_gradient", "exact_value", "grad_log_hyp0f1_exact", "has_closed_form",
+           "log_hyp0f1_exact"]
 
 _LOG2 = np.log(2.0)
 #: Below this argument the rank-one case sums the scalar series (30 terms reach 1e-17 for s < 2).
@@ -55,10 +58,20 @@ _HANKEL_TERMS = 20
 
 
 def has_closed_form(flat: np.ndarray, k: int) -> np.ndarray:
-    """Boolean mask of the rows of ``flat`` (n, k) that a closed form covers."""
+    """Boolean mask of the rows of ``flat`` (n, k) that a closed form covers: every row for k ≤ 3,
+    rank one (at most one non-zero σ), and k equal σ up to :data:`symcheck.hyp0f1.weyl.MAX_S`."""
     if k <= 3:
         return np.ones(flat.shape[0], dtype=bool)
-    return np.count_nonzero(flat, axis=1) <= 1
+    return (np.count_nonzero(flat, axis=1) <= 1) | (weyl.is_equal_full_rank(flat) & (flat[:, 0] <= weyl.MAX_S))
+
+
+def closed_form_reason(flat: np.ndarray, k: int) -> np.ndarray:
+    """Per row: '' where a closed form applies, else why not (for routing and error messages)."""
+    out = np.full(flat.shape[0], "", dtype=object)
+    miss = ~has_closed_form(flat, k)
+    out[miss] = (f"no closed form for k={k} with more than one non-zero singular value unless all {k} are equal "
+                 f"(and at most {weyl.MAX_S:g})")
+    return out
 
 
 def _log_cosh(x):
@@ -102,14 +115,18 @@ def _log_ive(nu: float, s: np.ndarray) -> np.ndarray:
     return out
 
 
-def _log_rank_one(s: np.ndarray, k: int) -> np.ndarray:
+def _log_rank_one(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(k/2; s²/4) and the size of the terms it adds (the scale of its rounding error)."""
     nu = 0.5 * k - 1.0
     out = np.empty_like(s)
+    scale = np.ones_like(s)
     small = s < _SMALL_S
     out[small] = np.log1p(_scalar_series(0.5 * k, s[small] ** 2 / 4.0))
     big = s[~small]
-    out[~small] = special.gammaln(0.5 * k) + (1.0 - 0.5 * k) * np.log(0.5 * big) + _log_ive(nu, big) + big
-    return out
+    parts = (np.full_like(big, special.gammaln(0.5 * k)), (1.0 - 0.5 * k) * np.log(0.5 * big), _log_ive(nu, big), big)
+    out[~small] = sum(parts)
+    scale[~small] = sum(np.abs(p) for p in parts)
+    return out, scale
 
 
 def _grad_rank_one(s: np.ndarray, k: int) -> np.ndarray:
@@ -125,10 +142,11 @@ def _grad_rank_one(s: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _log_k2(s1, s2):
+def _log_k2(s1, s2) -> tuple[np.ndarray, np.ndarray]:
     p = s1 + s2
     d = np.abs(s1 - s2)
-    return p + np.log(special.i0e(p) + special.i0e(d) * np.exp(d - p)) - _LOG2
+    inner = np.log(special.i0e(p) + special.i0e(d) * np.exp(d - p))
+    return p + inner - _LOG2, np.abs(p) + np.abs(inner) + _LOG2
 
 
 def _grad_k2(s1, s2):
@@ -196,83 +214,129 @@ def _k3_coset(lam: np.ndarray, want_grad: bool):
             vals = vals + far
         log_scale -= np.log(half_slope)
     log_val = log_scale + np.log(vals[0])
-    return log_val, (vals[1:] / vals[0] if want_grad else None)
+    size = abs(m) + abs(np.log(g1)) + abs(np.log(g0)) + abs(np.log(half_slope) if half_slope > 20 else 0.0)
+    return log_val, (vals[1:] / vals[0] if want_grad else None), size + abs(np.log(vals[0]))
 
 
 def _log_k3(flat: np.ndarray, want_grad: bool = False):
+    """(log ₀F₁, gradient or None, rounding scale) of k = 3 rows by the one-dimensional integral."""
     out = np.empty(flat.shape[0])
+    scale = np.empty(flat.shape[0])
     grad = np.empty_like(flat)
     for n, sig in enumerate(flat):
         lam = _L3 @ sig
-        lp, gp = _k3_coset(lam, want_grad)
-        lm, gm = _k3_coset(-lam, want_grad)
+        lp, gp, sp = _k3_coset(lam, want_grad)
+        lm, gm, sm = _k3_coset(-lam, want_grad)
         out[n] = np.logaddexp(lp, lm) - _LOG2
+        scale[n] = max(sp, sm) + abs(out[n]) + _LOG2
         if want_grad:
             wp = np.exp(lp - np.logaddexp(lp, lm))
             grad[n] = _L3.T @ (wp * gp - (1 - wp) * gm)
-    return out, grad
+    return out, (grad if want_grad else None), scale
 
 
-def log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
-    """Closed-form log ₀F₁(k/2; AAᵀ/4) for k = 1, 2, 3 (one-dimensional integral) or rank-one A.
+#: Rounding allowance of the closed forms, in units of u·(1 + Σ|terms|) (u = 2⁻⁵³, Σ|terms| the
+#: magnitudes of the logs added: e.g. |log Γ(k/2)| + |(1 − k/2) log(s/2)| + |log I_ν e^{−s}| + s for
+#: rank one), covering scipy's Bessel functions (a few ulp, measured) and the additions; checked
+#: against the mpmath closed forms in tests/test_hyp0f1_error_figures.py (largest measured ratio
+#: below EXACT_ULPS/4).
+EXACT_ULPS = 16.0
+#: Relative error allowance of the k = 3 quadrature: its target K3_EPSREL times a safety factor
+#: (scipy's error estimate is not a bound; the measured error against the mpmath quadrature is
+#: below K3_EPSREL).
+K3_ERROR = 8 * K3_EPSREL
 
-    Parameters
-    ----------
-    sig : ndarray, shape (..., k)
-        Validated singular values.
-    k : int
 
-    Returns
-    -------
-    ndarray, shape sig.shape[:-1]
+def _validate(flat: np.ndarray, k: int) -> None:
+    if not np.all(has_closed_form(flat, k)):
+        raise ValueError("sigma: " + next(r for r in closed_form_reason(flat, k) if r)
+                         + "; use method='series', 'holonomic', 'asymptotic', 'laplace' or 'mc'")
+
+
+def exact_value(flat: np.ndarray, k: int, want_grad: bool = False):
+    """Closed-form log ₀F₁ of the rows ``flat`` (n, k) and an estimate of its absolute error.
+
+    k = 1 (cosh), k = 2 (Bessel I₀), k = 3 (one-dimensional integral), rank one (Bessel I_{k/2−1}),
+    all k σ equal (Weyl's integration formula, :mod:`symcheck.hyp0f1.weyl`). The error is
+    EXACT_ULPS·u·(1 + Σ|terms|), plus K3_ERROR·(1 + |value|) for the k = 3 quadrature and the
+    equal-spectrum route's own estimate. With ``want_grad`` also the gradient in σ and an
+    estimate of its largest absolute error (same allowances relative to the gradient's size).
 
     Raises
     ------
     ValueError
-        If some row has k >= 4 and more than one non-zero singular value.
+        A row with no closed form (:func:`closed_form_reason`).
 
     References
     ----------
-    Muirhead (1982), Thm. 7.4.1 (integral representation); Watson (1944) for Bessel I.
+    Muirhead (1982), Thm. 7.4.1 (integral representation); Watson (1944) for Bessel I;
+    module docstring for k = 3; :mod:`symcheck.hyp0f1.weyl` for equal σ.
     """
-    flat = sig.reshape(-1, k)
-    if not np.all(has_closed_form(flat, k)):
-        raise ValueError("sigma: no closed form for k >= 4 with more than one non-zero singular value; "
-                         "use method='series', 'asymptotic', 'laplace' or 'mc'")
+    _validate(flat, k)
+    n = flat.shape[0]
+    value = np.empty(n)
+    error = np.empty(n)
+    grad = np.zeros_like(flat)
+    gerr = np.zeros(n)
+    unit = EXACT_ULPS * 0.5 * np.finfo(float).eps
     if k == 1:
-        out = _log_cosh(flat[:, 0])
+        value[:] = _log_cosh(flat[:, 0])
+        error[:] = unit * (1.0 + np.abs(flat[:, 0]))
+        if want_grad:
+            grad[:, 0] = np.tanh(flat[:, 0])
+            gerr[:] = unit
     elif k == 2:
-        out = _log_k2(flat[:, 0], flat[:, 1])
+        value[:], scale = _log_k2(flat[:, 0], flat[:, 1])
+        error[:] = unit * (1.0 + scale)
+        if want_grad:
+            grad[:] = _grad_k2(flat[:, 0], flat[:, 1])
+            gerr[:] = unit * (1.0 + np.abs(grad).max(axis=1))
     else:
-        out = np.empty(flat.shape[0])
         r1 = np.count_nonzero(flat, axis=1) <= 1
-        out[r1] = _log_rank_one(flat[r1].max(axis=1), k)
-        if (~r1).any():
-            out[~r1] = _log_k3(flat[~r1])[0]
-    return out.reshape(sig.shape[:-1])
+        eq = ~r1 & weyl.is_equal_full_rank(flat) & (flat.max(axis=1) <= weyl.MAX_S)  # k = 3 beyond: the integral
+        k3 = ~r1 & ~eq
+        if r1.any():
+            s = flat[r1].max(axis=1)
+            value[r1], scale = _log_rank_one(s, k)
+            error[r1] = unit * (1.0 + scale)
+            if want_grad:
+                rows = np.flatnonzero(r1)
+                idx = np.argmax(flat[rows], axis=1)
+                g = _grad_rank_one(s, k)
+                grad[rows, idx] = g
+                gerr[rows] = unit * (1.0 + np.abs(g))
+        if eq.any():
+            res = weyl.log_hyp0f1_equal(flat[eq], k, want_grad=want_grad)
+            value[eq], error[eq] = res[0], res[1]
+            if want_grad:
+                grad[eq], gerr[eq] = res[2], res[3]
+        if k3.any():
+            v, g, scale = _log_k3(flat[k3], want_grad)
+            value[k3] = v
+            error[k3] = unit * (1.0 + scale) + K3_ERROR * (1.0 + np.abs(v))
+            if want_grad:
+                grad[k3] = g
+                gerr[k3] = K3_ERROR * (1.0 + np.abs(g).max(axis=1))
+    return (value, error, grad, gerr) if want_grad else (value, error)
+
+
+def log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
+    """Closed-form log ₀F₁(k/2; AAᵀ/4) (:func:`exact_value` without the error), shape sig.shape[:-1]."""
+    return exact_value(sig.reshape(-1, k), k)[0].reshape(sig.shape[:-1])
+
+
+def exact_gradient(flat: np.ndarray, k: int):
+    """(gradient in σ, estimate of its largest absolute error) of the closed forms, rows (n, k).
+
+    k = 1: tanh σ. k = 2: ½[I₁(σ₁+σ₂) ± I₁(σ₁−σ₂)] / ₀F₁. k = 3: the derivative of the
+    one-dimensional integral under the integral sign. Rank one: I_{k/2}(s)/I_{k/2−1}(s) on the
+    non-zero entry, and 0 on the zero entries (₀F₁ is even in each σᵢ). Equal σ: 1/k of the
+    derivative along the diagonal (:mod:`symcheck.hyp0f1.weyl`).
+    """
+    _, _, grad, gerr = exact_value(flat, k, want_grad=True)
+    return grad, gerr
 
 
 def grad_log_hyp0f1_exact(sig: np.ndarray, k: int) -> np.ndarray:
-    """Gradient of :func:`log_hyp0f1_exact` with respect to σ (same coverage).
-
-    k = 1: tanh σ. k = 2: ½[I₁(σ₁+σ₂) ± I₁(σ₁−σ₂)] / ₀F₁. k = 3: the derivative of the
-    one-dimensional integral under the integral sign. Rank one: I_{k/2}(s)/I_{k/2−1}(s)
-    on the non-zero entry, and 0 on the zero entries (₀F₁ is even in each σᵢ).
-    """
-    flat = sig.reshape(-1, k)
-    if not np.all(has_closed_form(flat, k)):
-        raise ValueError("sigma: no closed form for k >= 4 with more than one non-zero singular value; "
-                         "use method='series', 'asymptotic', 'laplace' or 'mc'")
-    if k == 1:
-        out = np.tanh(flat)
-    elif k == 2:
-        out = _grad_k2(flat[:, 0], flat[:, 1])
-    else:
-        out = np.zeros_like(flat)
-        r1 = np.count_nonzero(flat, axis=1) <= 1
-        idx = np.argmax(flat, axis=1)
-        rows = np.flatnonzero(r1)
-        out[rows, idx[rows]] = _grad_rank_one(flat[rows, idx[rows]], k)
-        if (~r1).any():
-            out[~r1] = _log_k3(flat[~r1], want_grad=True)[1]
-    return out.reshape(sig.shape)
+    """Gradient of :func:`log_hyp0f1_exact` with respect to σ (:func:`exact_gradient`), shape sig.shape."""
+    return exact_gradient(sig.reshape(-1, k), k)[0].reshape(sig.shape)

@@ -75,7 +75,8 @@ from numba.typed import Dict
 
 from symcheck.hyp0f1 import series
 
-__all__ = ["CLUSTER_GAP", "MAX_M", "log_hyp0f1_holonomic"]
+__all__ = ["AUTO_MAX_M", "AUTO_MAX_STEPS", "CLUSTER_GAP", "MAX_M", "SAFETY", "auto_affordable", "default_max_steps",
+           "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
 
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
@@ -103,6 +104,24 @@ MAX_M = 12
 REL_SPREAD = 0.02
 #: Smallest admissible spacing g₀·u (below it the spread rays lose digits to cancellation).
 MIN_SPREAD = 0.005
+#: A ray's global error is checked against a second run at COARSE times its tolerance (:func:`_checked_ray`).
+COARSE = 16.0
+#: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_one`).
+SECOND_SPREAD = 0.6
+#: Safety factor applied to every error estimate of the method (value and gradient): the largest
+#: ratio true error / raw estimate measured on the independent references of
+#: tests/test_hyp0f1_error_figures.py, rounded up with a margin (module docstring, "Error estimate").
+SAFETY = 10.0
+#: Operations a row may cost when no step budget is given (a step: ~15 couplings of 2^m·m²
+#: operations; ~4e-8 s per 2^m·m² unit here, so ~20 s).
+STEP_WORK = 5e8
+#: Largest number of non-zero σ for which "auto" runs the holonomic method, and its step budget
+#: per row (~2 s at m = 8; a row that needs more is left to the other routes' best estimate).
+AUTO_MAX_M = 8
+AUTO_MAX_STEPS = 3000
+#: ODE tolerance "auto" asks of the method (after the safety factor its estimates on spread σ at
+#: m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at 1e-13 they were 2e-10–4e-10).
+AUTO_RTOL = 1e-14
 
 
 # --------------------------------------------------------------------------- Walsh transform
@@ -525,10 +544,11 @@ def _start(m: int) -> float:
 
 
 def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
-    """HGM along the ray for one vector of non-zero, pairwise distinct σ.
+    """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly).
 
-    Returns (log F, estimated error of log F, accepted steps). Raises RuntimeError when the
-    step budget is exhausted.
+    Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,)). The gradient is
+    G_{{i}}/G_∅ at s = 1 (module docstring, (2): G_{{i}} = E[Tᵢᵢ e^{Σσⱼ Tⱼⱼ}] = ∂F/∂σᵢ). Raises
+    RuntimeError when the step budget is exhausted.
     """
     m = sig.shape[0]
     b = 0.5 * k
@@ -541,7 +561,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     _initial_state(0.5 * s0 * sig, dk, *pairs, G)
     if s0 == 1.0:
         value = math.log(G[0])
-        return value, INIT_TOL + _ROUNDING * (1.0 + abs(value)), 0
+        singles = G[1 << np.arange(m)]
+        return value, INIT_TOL + _ROUNDING * (1.0 + abs(value)), 0, singles / G[0]
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
@@ -552,7 +573,9 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
         raise RuntimeError(f"the holonomic ray needs more than max_steps={max_steps} steps")
     g0 = np.sum(G) / G.shape[0]
     value = math.log(g0) + logscale
-    return value, err + INIT_TOL + _ROUNDING * (1.0 + abs(value)), steps
+    # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
+    grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
+    return value, err + INIT_TOL + _ROUNDING * (1.0 + abs(value)), steps, grad
 
 
 def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
@@ -592,39 +615,172 @@ def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float, float]:
     return c, g0, g0 * spacing
 
 
+def _clear_of_crossings(sig: np.ndarray, c: np.ndarray, g0: float, runs) -> float:
+    """g₀ shrunk (by at most half) until no node σ − n·g·c (n ≤ RICHARDSON, g ∈ {g₀,
+    SECOND_SPREAD·g₀}) brings two σ of a run closer than half their spacing at g.
+
+    Only nearly (not exactly) tied σ cross on the minus side of the spread: σᵢ − σⱼ − g(cᵢ − cⱼ)
+    vanishes at one g, and a ray through a node there divides by σᵢ² − σⱼ² = 0.
+    """
+    if all(np.all(sig[i:j] == sig[i]) for i, j in runs):
+        return g0
+    for shrink in np.linspace(1.0, 0.5, 11):
+        g = shrink * g0
+        clear = True
+        for gg in (g, SECOND_SPREAD * g):
+            for i, j in runs:
+                gaps = sig[i:j, None] - sig[None, i:j]
+                dc = c[i:j, None] - c[None, i:j]
+                upper = np.triu_indices(j - i, 1)
+                for n in range(1, RICHARDSON + 1):
+                    if np.min(np.abs(gaps - n * gg * dc)[upper]) < 0.5 * gg * np.min(np.abs(dc[upper])):
+                        clear = False
+        if clear:
+            return g
+    raise ValueError("sigma: a cluster of nearly equal singular values cannot be spread without "
+                     "its nodes crossing (holonomic method)")
+
+
 def _richardson_weights(n: int) -> np.ndarray:
     """w with Σⱼ wⱼ p((j+1)²) = p(0) for every polynomial p of degree < n (nodes g = 1..n in g²)."""
     nodes = np.arange(1, n + 1, dtype=float) ** 2
     return np.linalg.solve(np.vander(nodes, n, increasing=True).T, np.eye(n)[0])
 
 
+def _needs_spreading(sig: np.ndarray) -> bool:
+    return bool(_clusters(sig)) and float(np.sum(sig)) > _start(sig.shape[0])
+
+
+def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int):
+    """A ray at ``tol`` and again at COARSE·tol: (value, error, steps used, gradient, gradient error).
+
+    Local error control does not bound the global error of a linear system whose couplings
+    amplify errors (close σ: coefficients 1/(σᵢ² − σⱼ²)), and the step-doubling estimate missed
+    such amplification by 10⁵ (measured: m = 7, σ = 100 ± 6 in steps of 2). The difference between
+    the two runs (the coarser one's global error, ~COARSE times the finer one's) is added to the
+    finer run's own estimate.
+    """
+    v, e, used, g = _ray(sig, k, tol, budget)
+    if used == 0:  # the initial series reached s = 1: nothing was integrated
+        return v, e, used, g, 2.0 * e * (1.0 + np.max(np.abs(g)))
+    vc, ec, used_c, gc = _ray(sig, k, COARSE * tol, budget - used)
+    err = e + abs(v - vc)
+    return v, err, used + used_c, g, float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g)))
+
+
+def _extrapolated(sig: np.ndarray, k: int, tol: float, budget: int, c: np.ndarray, g0: float, runs):
+    """Richardson extrapolation to g = 0 of the even part of φ(g) = log F(σ + g c) and of its
+    gradient (module docstring); returns (value, error estimate, gradient, its error, steps used)."""
+    exact_ties = all(np.all(sig[i:j] == sig[i]) for i, j in runs)
+    mirror = np.arange(sig.shape[0])  # P: reverse each run (φ(−g) = log F(Pσ + g c))
+    for i, j in runs:
+        mirror[i:j] = mirror[i:j][::-1]
+    even = np.empty(RICHARDSON)
+    even_grad = np.empty((RICHARDSON, sig.shape[0]))
+    ray_err = ray_gerr = 0.0
+    used = 0
+    for n in range(1, RICHARDSON + 1):  # φ_e(g) = [φ(g) + φ(−g)]/2; φ(−g) = φ(g) for exact ties
+        v_plus, e_plus, u, g_plus, ge_plus = _checked_ray(sig + n * g0 * c, k, tol, budget - used)
+        used += u
+        if exact_ties:  # log F(σ − gc) = log F(P(σ + gc)): the same value, the gradient permuted back
+            v_minus, e_minus, g_minus, ge_minus = v_plus, e_plus, g_plus[mirror], ge_plus
+        else:
+            minus = sig - n * g0 * c
+            order = np.argsort(-minus, kind="stable")
+            v_minus, e_minus, u, g_sorted, ge_minus = _checked_ray(minus[order].copy(), k, tol, budget - used)
+            used += u
+            g_minus = np.empty_like(g_sorted)
+            g_minus[order] = g_sorted
+        even[n - 1] = 0.5 * (v_plus + v_minus)
+        even_grad[n - 1] = 0.5 * (g_plus + g_minus)
+        ray_err = max(ray_err, e_plus, e_minus)
+        ray_gerr = max(ray_gerr, ge_plus, ge_minus)
+    w = _richardson_weights(RICHARDSON)
+    fewer = _richardson_weights(RICHARDSON - 1)
+    value = float(w @ even)
+    grad = w @ even_grad
+    err = abs(value - float(fewer @ even[:-1])) + np.sum(np.abs(w)) * ray_err
+    gerr = float(np.max(np.abs(grad - fewer @ even_grad[:-1]))) + np.sum(np.abs(w)) * ray_gerr
+    return value, err, grad, gerr, used
+
+
 def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
-    """log F and its estimated error for one row (σ sorted decreasingly, all > 0)."""
+    """(log F, its error estimate, gradient (m,), gradient error estimate) for one row (σ sorted
+    decreasingly, all > 0), before the safety factor; ``max_steps`` is shared by all its rays.
+
+    Clusters are extrapolated twice, from spreads g₀ and SECOND_SPREAD·g₀ (independent rays and
+    nodes); the difference of the two results is added to the estimate of the first.
+    """
+    if not _needs_spreading(sig):  # no cluster, or the series alone reaches s = 1
+        value, err, _, grad, gerr = _checked_ray(sig, k, tol, max_steps)
+        return value, err, grad, gerr
     runs = _clusters(sig)
-    if not runs or float(np.sum(sig)) <= _start(sig.shape[0]):  # no cluster, or the series alone reaches
-        return _ray(sig, k, tol, max_steps)[:2]
     c, g0, spacing = _spread_direction(sig, runs)
-    if spacing < MIN_SPREAD:
+    g0 = _clear_of_crossings(sig, c, g0, runs)
+    if spacing * SECOND_SPREAD < MIN_SPREAD:
         raise ValueError("sigma: a cluster of nearly equal singular values lies too close to another "
                          f"singular value or to 0 for the holonomic method to separate it (spacing {spacing:.1e})")
-    exact_ties = all(np.all(sig[i:j] == sig[i]) for i, j in runs)
-    even = np.empty(RICHARDSON)
-    ray_err = 0.0
-    for n in range(1, RICHARDSON + 1):  # φ_e(g) = [φ(g) + φ(−g)]/2; φ(−g) = φ(g) for exact ties
-        v_plus, e_plus = _ray(sig + n * g0 * c, k, tol, max_steps)[:2]
-        if exact_ties:
-            v_minus, e_minus = v_plus, e_plus
-        else:
-            v_minus, e_minus = _ray(np.sort(sig - n * g0 * c)[::-1].copy(), k, tol, max_steps)[:2]
-        even[n - 1] = 0.5 * (v_plus + v_minus)
-        ray_err = max(ray_err, e_plus, e_minus)
-    w = _richardson_weights(RICHARDSON)
-    value = float(w @ even)
-    fewer = float(_richardson_weights(RICHARDSON - 1) @ even[:-1])
-    return value, abs(value - fewer) + np.sum(np.abs(w)) * ray_err
+    value, err, grad, gerr, used = _extrapolated(sig, k, tol, max_steps, c, g0, runs)
+    v2, e2, g2, ge2, _ = _extrapolated(sig, k, tol, max_steps - used, c, SECOND_SPREAD * g0, runs)
+    return (value, max(err, e2) + abs(value - v2), grad,
+            max(gerr, ge2) + float(np.max(np.abs(grad - g2))))
 
 
-def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int = 100_000):
+def default_max_steps(m: int) -> int:
+    """The step budget of a row with m non-zero σ when none is given: about
+    :data:`STEP_WORK` operations (~20 s here; a step costs ~15 couplings of 2^m·m² operations)."""
+    return max(2000, int(STEP_WORK / ((1 << m) * m * m)))
+
+
+def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
+    """Per row: '' where the holonomic method applies, else why not (the ValueError's text)."""
+    out = np.full(flat.shape[0], "", dtype=object)
+    for r, row in enumerate(flat):
+        sig = np.sort(row[row > _DROP_SIGMA])[::-1]
+        if sig.shape[0] > MAX_M:
+            out[r] = (f"the holonomic method takes at most {MAX_M} non-zero singular values (its state has "
+                      f"2^m entries); this row has {sig.shape[0]}")
+        elif sig.sum() > MAX_SIGMA_SUM:
+            out[r] = (f"the holonomic method takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its "
+                      f"step count grows with it); this row sums to {sig.sum():.3g}: use method='asymptotic'")
+        elif (sig.shape[0] and _needs_spreading(sig)
+              and SECOND_SPREAD * _spread_direction(sig, _clusters(sig))[2] < MIN_SPREAD):
+            out[r] = ("a cluster of nearly equal singular values lies too close to another singular value or to 0 "
+                      "for the holonomic method to separate it")
+    return out
+
+
+def auto_affordable(flat: np.ndarray, k: int) -> np.ndarray:
+    """Rows "auto" hands to the holonomic method: m ≤ AUTO_MAX_M non-zero σ (a few seconds at most
+    with AUTO_MAX_STEPS steps per row)."""
+    return np.count_nonzero(flat > _DROP_SIGMA, axis=1) <= AUTO_MAX_M
+
+
+def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, want_grad: bool):
+    value = np.zeros(flat.shape[0])
+    error = np.zeros(flat.shape[0])
+    grad = np.zeros_like(flat)
+    gerr = np.zeros(flat.shape[0])
+    reasons = holonomic_reason(flat, k)
+    for r, row in enumerate(np.asarray(flat, dtype=float)):
+        if reasons[r]:
+            raise ValueError(f"sigma: {reasons[r]} (row {r})")
+        keep = np.flatnonzero(row > _DROP_SIGMA)
+        order = keep[np.argsort(-row[keep], kind="stable")]
+        tiny = row[(row <= _DROP_SIGMA)]
+        error[r] = 0.5 * float(np.sum(tiny**2))  # dropping σᵢ changes log F by ≤ σᵢ²/2 (module docstring)
+        gerr[r] = float(np.max(tiny, initial=0.0))  # and its derivative (≤ σᵢ) by as much
+        if order.size:
+            budget = default_max_steps(order.size) if max_steps is None else max_steps
+            v, e, g, ge = _one(row[order].copy(), k, rtol, budget)
+            value[r] = v
+            error[r] += SAFETY * e
+            grad[r, order] = g
+            gerr[r] += SAFETY * ge
+    return (value, error, grad, gerr) if want_grad else (value, error)
+
+
+def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None):
     """log ₀F₁(k/2; AAᵀ/4) by the holonomic gradient method, with an error estimate.
 
     Parameters
@@ -634,21 +790,22 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     k : int
     rtol : float
         Local error tolerance of the ODE solver per step (relative to the state).
-    max_steps : int
-        Step budget per ray; RuntimeError beyond it.
+    max_steps : int, optional
+        Step budget of each row, shared by its rays (default :func:`default_max_steps`, ~20 s
+        of work); RuntimeError beyond it.
 
     Returns
     -------
     value, error : ndarray, shape (n,)
-        log ₀F₁ and an *estimate* of its absolute error (ODE step-doubling estimates, the
-        initial series' truncation bound, the Richardson change for clusters and σᵢ²/2 for
-        every dropped tiny σᵢ; module docstring).
+        log ₀F₁ and an *estimate* of its absolute error: SAFETY × (ODE step-doubling estimates,
+        the initial series' truncation bound, 64-ulp rounding, the Richardson change for clusters)
+        plus σᵢ²/2 for every dropped tiny σᵢ (module docstring).
 
     Raises
     ------
     ValueError
         More than ``MAX_M`` non-zero σ, Σσ > ``MAX_SIGMA_SUM``, or a cluster that cannot be spread
-        (module docstring).
+        (:func:`holonomic_reason`).
     RuntimeError
         The step budget ran out.
 
@@ -660,21 +817,17 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     Hochbruck, M. & Ostermann, A. (2005). Explicit exponential Runge–Kutta methods for
     semilinear parabolic problems. SIAM J. Numer. Anal. 43, 1069–1090.
     """
-    value = np.zeros(flat.shape[0])
-    error = np.zeros(flat.shape[0])
-    for r, row in enumerate(flat):
-        tiny = row <= _DROP_SIGMA
-        sig = np.sort(row[~tiny])[::-1].copy()
-        if sig.shape[0] > MAX_M:
-            raise ValueError(f"sigma: the holonomic method takes at most {MAX_M} non-zero singular values "
-                             f"(its state has 2^m entries); row {r} has {sig.shape[0]}")
-        if sig.sum() > MAX_SIGMA_SUM:
-            raise ValueError(f"sigma: the holonomic method takes rows with a sum of singular values up to "
-                             f"{MAX_SIGMA_SUM:g} (its step count grows with it); row {r} sums to {sig.sum():.3g}: "
-                             "use method='asymptotic'")
-        error[r] = 0.5 * float(np.sum(row[tiny] ** 2))
-        if sig.shape[0]:
-            v, e = _one(sig, k, rtol, max_steps)
-            value[r] = v
-            error[r] += e
-    return value, error
+    return _evaluate(flat, k, rtol, max_steps, want_grad=False)
+
+
+def grad_log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None):
+    """Gradient in σ by the holonomic method (the ray's final state holds ∂F/∂σᵢ = G_{{i}}) and an
+    estimate of its largest component error; arguments and errors as :func:`log_hyp0f1_holonomic`.
+
+    Returns
+    -------
+    grad : ndarray, shape (n, k)
+    error : ndarray, shape (n,)
+    """
+    _, _, grad, gerr = _evaluate(flat, k, rtol, max_steps, want_grad=True)
+    return grad, gerr

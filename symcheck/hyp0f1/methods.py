@@ -1,0 +1,349 @@
+"""The registry of log ₀F₁ methods: one declaration per method, read by every part of symcheck.
+
+A :class:`Method` declares everything the rest of the package needs to know about a way of
+computing log ₀F₁(k/2; AAᵀ/4) from the singular values σ of A:
+
+* ``evaluate(flat, k, **options) -> (value, error)`` and, where it has one,
+  ``gradient(flat, k, **options) -> (grad, error)``: rows ``flat`` of shape (n, k), already
+  validated (finite, σ ≥ 0); ``error`` is the absolute error figure of log ₀F₁ per row (for the
+  gradient: of its largest component);
+* ``rigorous``: whether ``error`` is a proven bound (else an estimate whose safety factor is
+  measured on references the method does not use, documented in the method's module);
+* ``defaults`` and ``check_options`` (the options it accepts and their validation);
+* ``domain(flat, k, options)``: per row, ``""`` where the method applies, else the reason it
+  does not (the text of the ValueError a call raises, and of the report's "why not" column);
+* ``auto``: the steps at which ``log_hyp0f1(method="auto")`` tries it (:class:`AutoStep`);
+* ``variants``: labelled option sets that the accuracy report, the budget and the benchmarks show.
+
+:func:`symcheck.hyp0f1.api.log_hyp0f1` and ``grad_log_hyp0f1`` dispatch through :data:`REGISTRY`;
+``auto`` runs the :class:`AutoStep` of every registered method in rank order; the budget table
+(:mod:`symcheck.hyp0f1.budget`), the report sections ``hyp0f1_accuracy`` and ``hyp0f1_goal``, the
+benchmarks and :mod:`symcheck.testing` list the methods from here. Adding a method is a module with
+its kernels plus one :func:`register` call (``tests/test_hyp0f1_methods.py`` registers a toy one
+and finds it everywhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
+from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, laplace, montecarlo, series
+
+__all__ = ["AUTO_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
+           "names", "register", "unregister"]
+
+EPS = float(np.finfo(float).eps)
+#: Relative accuracy "auto" aims at: |error of log ₀F₁| ≤ AUTO_RTOL·max(1, |log ₀F₁|).
+AUTO_RTOL = 1e-10
+#: Relative tolerance the "auto" method asks of the series.
+AUTO_SERIES_RTOL = 1e-14
+#: Largest series degree (in the eigenvalues σ²/4) "auto" is willing to sum.
+AUTO_SERIES_MAX_DEGREE = 60
+
+
+@dataclass(frozen=True)
+class AutoStep:
+    """One step of ``log_hyp0f1(method="auto")``'s routing (module docstring).
+
+    Attributes
+    ----------
+    rank : float
+        Steps run in increasing rank; a row stops once its error figure meets AUTO_RTOL.
+    applies : callable (flat, k) -> bool mask
+        Cheap test of the rows this step is tried on (before the method's ``domain``).
+    options : dict
+        Options passed to the method.
+    row_by_row : bool
+        Evaluate one row at a time and skip a row whose evaluation raises ValueError or
+        RuntimeError (expensive methods with a per-row budget).
+    fallback : bool
+        Only for rows that no earlier step gave a finite value.
+    scope : str
+        ``applies`` in words, for the report's "why not" column (empty: every row).
+    """
+
+    rank: float
+    applies: Callable
+    options: dict = field(default_factory=dict)
+    row_by_row: bool = False
+    fallback: bool = False
+    scope: str = ""
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way of computing log ₀F₁ (module docstring)."""
+
+    name: str
+    summary: str
+    evaluate: Callable
+    rigorous: bool
+    error_kind: str
+    domain: Callable
+    gradient: Callable | None = None
+    defaults: dict = field(default_factory=dict)
+    check_options: Callable | None = None
+    auto: tuple = ()
+    variants: dict = field(default_factory=dict)
+    needs_rng: bool = False
+
+
+#: The registered methods by name (insertion order is the order of the reports).
+REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method) -> Method:
+    """Add ``method`` to :data:`REGISTRY` (ValueError if the name is taken or is "auto")."""
+    if method.name == "auto" or method.name in REGISTRY:
+        raise ValueError(f"a log 0F1 method named {method.name!r} is already registered")
+    REGISTRY[method.name] = method
+    return method
+
+
+def unregister(name: str) -> Method:
+    """Remove and return the method ``name`` (for tests that register a toy method)."""
+    return REGISTRY.pop(name)
+
+
+def get(name: str) -> Method:
+    """The registered method ``name`` (ValueError naming the choices otherwise)."""
+    check_choice(name, "method", tuple(REGISTRY))
+    return REGISTRY[name]
+
+
+def names(with_gradient: bool = False) -> tuple:
+    """Names of the registered methods (only those with a gradient if ``with_gradient``)."""
+    return tuple(n for n, m in REGISTRY.items() if m.gradient is not None or not with_gradient)
+
+
+def _everywhere(flat: np.ndarray, k: int, options: dict | None = None) -> np.ndarray:
+    return np.full(flat.shape[0], "", dtype=object)
+
+
+def _rows(flat: np.ndarray, k: int) -> np.ndarray:
+    return np.ones(flat.shape[0], dtype=bool)
+
+
+# --------------------------------------------------------------------------- exact (closed forms)
+
+def _exact_cheap(flat: np.ndarray, k: int) -> np.ndarray:
+    """Closed forms that cost microseconds to milliseconds: k ≤ 2, rank one, k equal σ."""
+    if k <= 2:
+        return np.ones(flat.shape[0], dtype=bool)
+    return closed_form.has_closed_form(flat, k) & ((np.count_nonzero(flat, axis=1) <= 1)
+                                                    | closed_form.weyl.is_equal_full_rank(flat))
+
+
+register(Method(
+    name="exact",
+    summary="closed forms: k = 1, 2, 3 (a one-dimensional integral), rank one, k equal σ (Weyl's formula)",
+    evaluate=lambda flat, k: closed_form.exact_value(flat, k),
+    gradient=lambda flat, k: closed_form.exact_gradient(flat, k),
+    rigorous=False,
+    error_kind="estimate (rounding allowance measured against mpmath)",
+    domain=lambda flat, k, options=None: closed_form.closed_form_reason(flat, k),
+    auto=(AutoStep(10, _exact_cheap, scope="k ≤ 2, rank one or all k singular values equal"),
+          AutoStep(30, lambda flat, k: np.full(flat.shape[0], k == 3), scope="k = 3")),
+))
+
+
+# --------------------------------------------------------------------------- series
+
+def _series_options(opts: dict) -> dict:
+    rtol = check_positive_float(opts["rtol"], "rtol")
+    if rtol >= 1:
+        raise ValueError(f"rtol must be < 1, got {rtol}")
+    return {"rtol": rtol, "max_degree": check_int(opts["max_degree"], "max_degree", minimum=0)}
+
+
+def _series_value(flat, k, rtol=1e-14, max_degree=200):
+    value, rel = series.log_hyp0f1_series(flat, k, rtol=rtol, max_degree=max_degree)
+    # a relative error δ of ₀F₁ is an error ≤ δ/(1 − δ) of its log; the log's rounding adds u·|log F|
+    return value, rel / (1.0 - rel) + EPS * np.abs(value)
+
+
+def _series_domain(flat, k, options=None):
+    opts = {"rtol": 1e-14, "max_degree": 200, **(options or {})}
+    need = series.series_degree_needed(flat, k, opts["rtol"])
+    cap = min(opts["max_degree"], series.max_feasible_degree(k))
+    out = np.full(flat.shape[0], "", dtype=object)
+    for r in np.flatnonzero(need > cap):
+        out[r] = (f"the series needs degree {'> ' + str(series.max_feasible_degree(k)) if need[r] > 10**9 else need[r]}"
+                  f" for rtol={opts['rtol']:g} (max_degree={opts['max_degree']}, feasible ≤ "
+                  f"{series.max_feasible_degree(k)} for k={k})")
+    return out
+
+
+register(Method(
+    name="series",
+    summary="zonal-polynomial series (Koev & Edelman 2006), float64, rigorous truncation and rounding bound",
+    evaluate=_series_value,
+    gradient=lambda flat, k, rtol=1e-14, max_degree=200: series.grad_log_hyp0f1_series_with_error(
+        flat, k, rtol=rtol, max_degree=max_degree),
+    rigorous=True,
+    error_kind="bound (truncation + first-order rounding)",
+    domain=_series_domain,
+    defaults={"rtol": 1e-14, "max_degree": 200},
+    check_options=_series_options,
+    auto=(AutoStep(20, _rows, {"rtol": AUTO_SERIES_RTOL, "max_degree": AUTO_SERIES_MAX_DEGREE}),),
+    variants={"series (float64)": {"rtol": 1e-14, "max_degree": AUTO_SERIES_MAX_DEGREE}},
+))
+
+
+# --------------------------------------------------------------------------- asymptotic expansion
+
+def _asymptotic_options(opts: dict) -> dict:
+    return {"order": check_choice(opts["order"], "order", tuple(range(asymptotic.MAX_ORDER + 1)) + ("best",))}
+
+
+def _asymptotic_domain(flat, k, options=None):
+    out = np.full(flat.shape[0], "", dtype=object)
+    if k >= 2:
+        out[np.sum(flat == 0, axis=1) >= 2] = ("the asymptotic expansion is undefined where two singular values "
+                                               "are 0 (a pair sum sigma_i + sigma_j vanishes)")
+    return out
+
+
+def _asymptotic_value(flat, k, order=1):
+    with np.errstate(invalid="ignore"):
+        if order == "best":  # per row the order with the smallest error estimate
+            return asymptotic.log_hyp0f1_asymptotic_best(flat, k)[:2]
+        return asymptotic.log_hyp0f1_asymptotic(flat, k, order=order, return_error=True)
+
+
+register(Method(
+    name="asymptotic",
+    summary="Laplace's method on O(k) around both cosets with 0–3 correction terms (large pair sums σᵢ + σⱼ)",
+    evaluate=_asymptotic_value,
+    gradient=lambda flat, k, order=1: asymptotic.grad_log_hyp0f1_asymptotic_with_error(flat, k, order=order),
+    rigorous=False,
+    error_kind="estimate (first omitted term × a measured safety factor; inf outside the asymptotic regime)",
+    domain=_asymptotic_domain,
+    defaults={"order": 1},
+    check_options=_asymptotic_options,
+    auto=(AutoStep(40, _rows, {"order": "best"}),),
+    variants={f"asymptotic (order {o})": {"order": o} for o in range(asymptotic.MAX_ORDER + 1)},
+))
+
+
+# --------------------------------------------------------------------------- holonomic gradient method
+
+def _holonomic_options(opts: dict) -> dict:
+    rtol = check_positive_float(opts["rtol"], "rtol")
+    if rtol >= 1e-2:
+        raise ValueError(f"rtol: must be below 1e-2, got {rtol}")
+    steps = opts["max_steps"]
+    return {"rtol": rtol, "max_steps": None if steps is None else check_int(steps, "max_steps", minimum=1)}
+
+
+def _holonomic_call(fn, flat, k, rtol, max_steps):
+    try:
+        return fn(flat, k, rtol=rtol, max_steps=max_steps)
+    except RuntimeError as exc:
+        raise ValueError(f"max_steps: {exc}; raise max_steps or use method='auto'") from None
+
+
+register(Method(
+    name="holonomic",
+    summary="holonomic gradient method: Muirhead's system as a rank-2^m Pfaffian ODE along the ray sσ",
+    evaluate=lambda flat, k, rtol=1e-13, max_steps=None: _holonomic_call(
+        holonomic.log_hyp0f1_holonomic, flat, k, rtol, max_steps),
+    gradient=lambda flat, k, rtol=1e-13, max_steps=None: _holonomic_call(
+        holonomic.grad_log_hyp0f1_holonomic, flat, k, rtol, max_steps),
+    rigorous=False,
+    error_kind="estimate (ODE step doubling, initial series, Richardson; × a measured safety factor)",
+    domain=lambda flat, k, options=None: holonomic.holonomic_reason(flat, k),
+    defaults={"rtol": 1e-13, "max_steps": None},
+    check_options=_holonomic_options,
+    auto=(AutoStep(50, lambda flat, k: holonomic.auto_affordable(flat, k),
+                   {"rtol": holonomic.AUTO_RTOL, "max_steps": holonomic.AUTO_MAX_STEPS}, row_by_row=True,
+                   scope=f"at most {holonomic.AUTO_MAX_M} non-zero singular values (rank 2^m)"),),
+))
+
+
+# --------------------------------------------------------------------------- Laplace (Moore eq. (7))
+
+def _laplace_options(opts: dict) -> dict:
+    return {"variant": check_choice(opts["variant"], "variant", tuple(laplace.VARIANTS))}
+
+
+def _laplace_value(flat, k, variant="listing"):
+    value = laplace.log_hyp0f1_laplace(flat, k, variant=variant)
+    return value, np.where(np.all(flat == 0, axis=1), 0.0, np.inf)
+
+
+def _laplace_grad(flat, k, variant="listing"):
+    grad = laplace.grad_log_hyp0f1_laplace(flat, k, variant=variant)
+    return grad, np.where(np.all(flat == 0, axis=1), 0.0, np.inf)
+
+
+register(Method(
+    name="laplace",
+    summary="Butler & Wood (2003) Laplace approximation as in Moore (2016) eq. (7) and Listing 1 (no error bound)",
+    evaluate=_laplace_value,
+    gradient=_laplace_grad,
+    rigorous=False,
+    error_kind="none (inf; exact at σ = 0)",
+    domain=_everywhere,
+    defaults={"variant": "listing"},
+    check_options=_laplace_options,
+    auto=(AutoStep(100, _rows, {"variant": "listing"}, fallback=True),),
+    variants={"laplace (listing)": {"variant": "listing"}, "laplace (printed eq. 7)": {"variant": "printed"},
+              "laplace (pairs i≤j)": {"variant": "pairs-once"}},
+))
+
+
+# --------------------------------------------------------------------------- Haar Monte Carlo
+
+def _mc_options(opts: dict) -> dict:
+    if opts["rng"] is None:
+        raise ValueError("rng is required for method 'mc' (a numpy.random.Generator or an integer seed)")
+    return {"n_samples": check_int(opts["n_samples"], "n_samples", minimum=2), "rng": check_rng(opts["rng"]),
+            "proposal": check_choice(opts["proposal"], "proposal", ("haar", "saddle"))}
+
+
+register(Method(
+    name="mc",
+    summary="Haar Monte Carlo over O(k) (Rao–Blackwellised), or saddle-point importance sampling",
+    evaluate=lambda flat, k, n_samples=10_000, rng=None, proposal="haar": montecarlo.log_hyp0f1_mc(
+        flat, k, n_samples, rng, proposal=proposal),
+    rigorous=False,
+    error_kind="one standard error (delta method; a random estimate)",
+    domain=_everywhere,
+    defaults={"n_samples": 10_000, "rng": None, "proposal": "haar"},
+    check_options=_mc_options,
+    needs_rng=True,
+))
+
+
+def auto_steps() -> list[tuple[Method, AutoStep]]:
+    """Every registered method's auto steps, in rank order."""
+    steps = [(m, st) for m in REGISTRY.values() for st in m.auto]
+    return sorted(steps, key=lambda ms: ms[1].rank)
+
+
+def resolve_options(method: Method, options: dict) -> dict:
+    """The method's defaults updated by ``options``, validated (ValueError naming unknown options)."""
+    unknown = set(options) - set(method.defaults)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for method {method.name!r}; "
+                         f"allowed: {sorted(method.defaults) or 'none'}")
+    merged = {**method.defaults, **options}
+    return method.check_options(merged) if method.check_options is not None else merged
+
+
+def relative_goal(value: np.ndarray) -> np.ndarray:
+    """AUTO_RTOL·max(1, |value|): the absolute error "auto" aims at."""
+    return AUTO_RTOL * np.maximum(1.0, np.abs(value))
+
+
+def describe() -> list[dict]:
+    """One dict per registered method (name, summary, rigorous, error kind, gradient, options) for docs."""
+    return [{"name": m.name, "summary": m.summary, "rigorous": m.rigorous, "error": m.error_kind,
+             "gradient": m.gradient is not None, "options": dict(m.defaults), "auto": bool(m.auto)}
+            for m in REGISTRY.values()]
+
