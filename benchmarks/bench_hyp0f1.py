@@ -119,3 +119,71 @@ class Accuracy:
     def track_asymptotic_log_error_k2_at_1e3(self):
         s = np.array([[1e3, 1e3 / 3]])
         return float(abs(log_hyp0f1(s, 2, method="asymptotic") - log_hyp0f1(s, 2, method="exact"))[0])
+
+
+def _registered_deterministic():
+    from symcheck.hyp0f1 import methods
+
+    return [name for name, m in methods.REGISTRY.items() if not m.needs_rng]
+
+
+class Methods:
+    """Every registered deterministic method (read from the registry) per value, k = 3, 8, 20, at
+    σ = 2·(1, …, 0.1) geometrically spaced; skipped where the method's domain excludes the input."""
+
+    params = [_registered_deterministic(), [3, 8, 20]]
+    param_names = ["method", "k"]
+
+    def setup(self, method, k):
+        from symcheck.hyp0f1 import methods
+
+        self.sig = 2.0 * np.geomspace(1.0, 0.1, k)[None, :]
+        if method != "auto":
+            m = methods.get(method)
+            if m.domain(self.sig, k, methods.resolve_options(m, {}))[0]:
+                raise NotImplementedError(f"{method} does not apply at k={k}")
+        log_hyp0f1(self.sig, k, method=method)  # compile and tabulate outside the timing
+
+    def time_one_value(self, method, k):
+        log_hyp0f1(self.sig, k, method=method)
+
+
+class Holonomic:
+    """The holonomic method per value by the number m of non-zero σ (rank 2^m): spread
+    σ = 10·(1, …, 0.1) and two clusters (m/2 values at 10, m/2 at 3); k = m. m ≤ 12 (MAX_M)."""
+
+    params = [[4, 6, 8, 10, 12], ["spread", "clustered"]]
+    param_names = ["m", "shape"]
+    timeout = 300
+
+    def setup(self, m, shape):
+        if shape == "spread":
+            self.sig = 10.0 * np.geomspace(1.0, 0.1, m)[None, :]
+        else:
+            self.sig = np.concatenate([np.full(m // 2, 10.0), np.full(m - m // 2, 3.0)])[None, :]
+        log_hyp0f1(np.array([[3.0, 2.0, 1.0]]), 3, method="holonomic")
+
+    def time_one_value(self, m, shape):
+        log_hyp0f1(self.sig, m, method="holonomic")
+
+
+class AutoAtMooresSize:
+    """log_hyp0f1(method="auto") per value at k = 20 (Moore's Fig. 4): spread, equal, two clusters
+    and rank-deficient spectra at σ_max = 0.3, 3, 30, 300, 3000."""
+
+    params = [["spread", "equal", "two clusters", "rank-deficient"], [0.3, 3.0, 30.0, 300.0, 3000.0]]
+    param_names = ["shape", "sigma_max"]
+
+    def setup(self, shape, sigma_max):
+        k = 20
+        spread = sigma_max * np.geomspace(1.0, 0.1, k)
+        self.sig = {"spread": spread, "equal": np.full(k, sigma_max),
+                    "two clusters": np.r_[np.full(10, sigma_max), np.full(10, sigma_max / 3)],
+                    "rank-deficient": np.r_[spread[:10], np.zeros(10)]}[shape][None, :]
+        import warnings
+
+        warnings.simplefilter("ignore")
+        log_hyp0f1(self.sig, k)
+
+    def time_one_value(self, shape, sigma_max):
+        log_hyp0f1(self.sig, 20)

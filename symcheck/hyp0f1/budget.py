@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from symcheck.hyp0f1 import series
+from symcheck.hyp0f1 import methods, series
 from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, log_hyp0f1
 from symcheck.hyp0f1.reference_data import SHAPES, load_reference_values
 
-__all__ = ["BUDGET", "BudgetEntry", "Region", "entry_errors", "measure_budget_table", "round_up_1sig",
-           "series_budget"]
+__all__ = ["BUDGET", "FIGURE_REGIONS", "BudgetEntry", "Region", "entry_errors", "figure_ratios", "measure_budget_table",
+           "round_up_1sig", "series_budget"]
 
 _U = np.finfo(float).eps / 2
 _INF = math.inf
@@ -210,3 +210,63 @@ def measure_budget_table(entries=None, table=None) -> list[dict]:
         worst = max(errs, key=lambda pe: pe[1]) if errs else (None, float("nan"))
         rows.append({"entry": entry, "n": len(errs), "worst": worst[1], "at": worst[0]})
     return rows
+
+
+#: Regions of the error-figure table (:func:`figure_ratios`).
+FIGURE_REGIONS = [Region((1, 3), _SMALL), Region((1, 3), _MODERATE), Region((1, 3), _LARGE),
+                  Region((4, 12), _SMALL), Region((4, 12), _MODERATE), Region((4, 12), _LARGE)]
+
+
+def _figure_runs():
+    """(label, method, options, row filter) for auto and every registered deterministic method: with
+    the options and on the rows of its first auto step where it has one (as auto runs it), else with
+    its defaults on every row."""
+    runs = [("auto", "auto", {}, None)]
+    for name, m in methods.REGISTRY.items():
+        if m.needs_rng:
+            continue
+        step = m.auto[0] if m.auto else None
+        runs.append((name, name, dict(step.options) if step else {}, step.applies if step else None))
+    return runs
+
+
+def figure_ratios(table=None, regions=None) -> list[dict]:
+    """Worst ratio true error / returned error figure per method and region, on the stored references.
+
+    A ratio above 1 is a false error figure (the figure claims more accuracy than the value has).
+    Each value is computed one row at a time with ``return_error=True``; rows outside a method's
+    domain (ValueError) are skipped and counted.
+
+    Returns
+    -------
+    list of dict
+        ``method``, ``region`` (description), ``n`` (rows answered), ``skipped``, ``worst_ratio``,
+        ``false_figures`` (rows with ratio > 1), ``at`` (the reference point of the worst ratio).
+    """
+    table = load_reference_values() if table is None else table
+    regions = FIGURE_REGIONS if regions is None else regions
+    out = []
+    for label, method, opts, applies in _figure_runs():
+        for region in regions:
+            points = [e for e in table.entries if region.contains(e.k, e.sigma, e.shape)]
+            ratios, skipped = [], 0
+            for p in points:
+                sig = np.array([p.sigma])
+                if applies is not None and not bool(applies(sig, p.k)[0]):
+                    skipped += 1
+                    continue
+                try:
+                    with np.errstate(all="ignore"), warnings.catch_warnings():
+                        warnings.simplefilter("ignore", Hyp0f1AccuracyWarning)
+                        value, err = log_hyp0f1(sig, p.k, method=method, return_error=True, **opts)
+                except ValueError:
+                    skipped += 1
+                    continue
+                with mpmath.workdps(50):
+                    true = float(abs(mpmath.mpf(float(value[0])) - mpmath.mpf(p.log_hyp0f1)))
+                figure = float(err[0])
+                ratios.append((true / figure if figure > 0 else (_INF if true > 0 else 0.0), p))
+            worst = max(ratios, key=lambda rp: rp[0]) if ratios else (float("nan"), None)
+            out.append({"method": label, "region": region.describe(), "n": len(ratios), "skipped": skipped,
+                        "worst_ratio": worst[0], "false_figures": sum(r > 1 for r, _ in ratios), "at": worst[1]})
+    return out

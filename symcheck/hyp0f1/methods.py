@@ -197,7 +197,15 @@ register(Method(
 # --------------------------------------------------------------------------- asymptotic expansion
 
 def _asymptotic_options(opts: dict) -> dict:
-    return {"order": check_choice(opts["order"], "order", tuple(range(asymptotic.MAX_ORDER + 1)) + ("best",))}
+    order = opts["order"]
+    if isinstance(order, str) and order == "best":
+        return {"order": order}
+    if isinstance(order, str):
+        raise ValueError(f"order must be an integer 0..{asymptotic.MAX_ORDER} or 'best', got {order!r}")
+    order = check_int(order, "order", minimum=0)
+    if order > asymptotic.MAX_ORDER:
+        raise ValueError(f"order must be an integer 0..{asymptotic.MAX_ORDER} or 'best', got {order}")
+    return {"order": order}
 
 
 def _asymptotic_domain(flat, k, options=None):

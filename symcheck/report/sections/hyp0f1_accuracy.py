@@ -17,22 +17,22 @@ import warnings
 
 import numpy as np
 
-from symcheck.hyp0f1 import closed_form, series
+from symcheck.hyp0f1 import closed_form, methods, series
 from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, log_hyp0f1, log_hyp0f1_mc
 from symcheck.sweep import seeded_tasks
 
 ORDER = 10
 TITLE = "₀F₁(k/2; AAᵀ/4): accuracy and cost of each method"
 
-METHODS = {
-    "laplace (listing)": dict(method="laplace", variant="listing"),
-    "laplace (printed eq. 7)": dict(method="laplace", variant="printed"),
-    "laplace (pairs i≤j)": dict(method="laplace", variant="pairs-once"),
-    "asymptotic (order 0)": dict(method="asymptotic", order=0),
-    "asymptotic (order 1)": dict(method="asymptotic", order=1),
-    "series (float64)": dict(method="series", rtol=1e-14, max_degree=60),
-    "auto": dict(method="auto"),
-}
+def report_methods() -> dict:
+    """Label → options of every route the section compares: each registered method's labelled
+    variants (:mod:`symcheck.hyp0f1.methods`; random methods are shown separately), and auto."""
+    out = {label: {"method": name, **opts} for name, m in methods.REGISTRY.items() if not m.needs_rng
+           for label, opts in m.variants.items()}
+    out["auto"] = {"method": "auto"}
+    return out
+
+
 REGIONS = [(0.0, 1.0, "σ_max < 1"), (1.0, 10.0, "1 ≤ σ_max < 10"), (10.0, 100.0, "10 ≤ σ_max < 100"),
            (100.0, np.inf, "σ_max ≥ 100")]
 
@@ -101,16 +101,17 @@ def accuracy_rows(args: dict, rng) -> list[dict]:
     """The rows of one k (a cached sweep task): every method's value and error against the reference,
     the Haar MC estimate, and the importance-sampling reference where no exact one exists."""
     k, quick = args["k"], args["quick"]
+    routes = report_methods()
     rows = []
     with warnings.catch_warnings():  # auto's accuracy warnings are what this section measures
         warnings.simplefilter("ignore", Hyp0f1AccuracyWarning)
         for s in args["scales"]:
             for shape, sig in _shapes(k, s).items():
                 ref, kind = _reference(sig, k)
-                errs = {name: _evaluate(sig, k, opts) - ref for name, opts in METHODS.items()}
+                errs = {name: _evaluate(sig, k, opts) - ref for name, opts in routes.items()}
                 rows.append({"k": k, "shape": shape, "sigma": sig.tolist(), "reference": ref, "ref_kind": kind,
                              "errors": errs, "values": {n: e + ref if np.isfinite(ref) else _evaluate(sig, k, o)
-                                                        for (n, o), e in zip(METHODS.items(), errs.values())}})
+                                                        for (n, o), e in zip(routes.items(), errs.values())}})
         _mc_rows(rows, k, rng, quick)
         _is_references(rows, rng, quick)
     return rows
@@ -140,7 +141,7 @@ def _timings(quick: bool) -> list[dict]:
     rng = np.random.default_rng(1)
     for k in (3, 20):
         sig = 2.0 * rng.random((2000, k))
-        for name, opts in METHODS.items():
+        for name, opts in report_methods().items():
             if opts["method"] == "series" and k > 3:
                 opts = dict(opts, max_degree=40)
             try:
@@ -169,7 +170,7 @@ def _plots(ctx, rows) -> list[str]:
         smax = np.array([max(r["sigma"]) for r in sel])
         ref = np.array([r["reference"] if np.isfinite(r["reference"]) else r["is_reference"] for r in sel])
         by_is = np.array([not np.isfinite(r["reference"]) for r in sel])
-        for name in METHODS:
+        for name in report_methods():
             err = np.abs(np.array([r["values"][name] for r in sel]) - ref)
             ax.loglog(smax, np.maximum(err, 1e-17), marker="o", ms=3, label=name)
         ax.loglog(smax, [r["mc_se"] for r in sel], "k:", label="Haar MC standard error")
@@ -210,7 +211,7 @@ def _render(ctx) -> str:
     lines.append("### Error per region (inputs with a reference)\n")
     lines.append("| method | region | n | max abs error | RMS error | worst input (k, shape, σ_max) |")
     lines.append("|---|---|---|---|---|---|")
-    for name in list(METHODS) + ["mc"]:
+    for name in list(report_methods()) + ["mc"]:
         for lo, hi, label in REGIONS:
             sel = [r for r in rows if np.isfinite(r["reference"]) and lo <= max(r["sigma"]) < hi]
             if name == "mc":

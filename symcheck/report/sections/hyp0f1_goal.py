@@ -72,8 +72,8 @@ def _mpmath_route(sig: np.ndarray, k: int, value: float):
         with mpmath.workdps(30):
             return float(mpmath.log(closed_form_mp(sig, k))), 1e-25 * (1 + abs(value)), "mpmath closed form"
     if np.all(sig == sig[0]):
-        v = equal_spectrum_mp(float(sig[0]), k)
         with mpmath.workdps(equal_spectrum_dps(float(sig[0]), k)):
+            v = equal_spectrum_mp(float(sig[0]), k)
             return float(mpmath.log(v)), 1e-25 * (1 + abs(value)), "mpmath Bessel determinants"
     if float(sig.sum()) <= MP_SERIES_MAX_SUM and k <= MP_SERIES_MAX_K:
         v = reference.hyp0f1_reference(sig, k, dps=20)
