@@ -112,9 +112,9 @@ SECOND_SPREAD = 0.6
 #: ratio true error / raw estimate measured on the independent references of
 #: tests/test_hyp0f1_error_figures.py, rounded up with a margin (module docstring, "Error estimate").
 SAFETY = 10.0
-#: Operations a row may cost when no step budget is given (a step: ~15 couplings of 2^m·m²
-#: operations; ~4e-8 s per 2^m·m² unit here, so ~20 s).
-STEP_WORK = 5e8
+#: Work units (2^m·m² each) a row may cost when no step budget is given: measured 2.5e-8 to
+#: 7e-8 s per unit per step here (m = 12 and m = 8), so at most ~10 s per row.
+STEP_WORK = 1e8
 #: Largest number of non-zero σ for which "auto" runs the holonomic method, and its step budget
 #: per row (~2 s at m = 8; a row that needs more is left to the other routes' best estimate).
 AUTO_MAX_M = 8
@@ -727,9 +727,9 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
 
 
 def default_max_steps(m: int) -> int:
-    """The step budget of a row with m non-zero σ when none is given: about
-    :data:`STEP_WORK` operations (~20 s here; a step costs ~15 couplings of 2^m·m² operations)."""
-    return max(2000, int(STEP_WORK / ((1 << m) * m * m)))
+    """The step budget of a row with m non-zero σ when none is given: :data:`STEP_WORK` units of
+    2^m·m² operations (≤ ~10 s here), at least 100 steps."""
+    return max(100, int(STEP_WORK / ((1 << m) * m * m)))
 
 
 def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
