@@ -36,11 +36,12 @@ from types import ModuleType
 from tqdm.auto import tqdm
 
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
-from symcheck.report import provenance as _provenance
+from symcheck.provenance import provenance
 from symcheck.report import sections as _sections_pkg
 from symcheck.report.cache import ResultCache
 from symcheck.report.html import render_pages
 from symcheck.report.markdown_page import render_markdown
+from symcheck.report.stamps import part_stamp
 from symcheck.report.verdict import number
 
 __all__ = ["ReportContext", "build_report", "check_only", "load_sections", "section_name"]
@@ -211,7 +212,7 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     previous = _read_manifest(out)
-    prov = _provenance.provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
+    prov = provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
     disable = None if progress is None else not progress
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
@@ -221,12 +222,12 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
                             cache=results_cache)
         if only is None:
             ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
-            claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode
+            claims_stamp = part_stamp(prov, quick=False)  # claims have no quick mode
         else:  # keep the claim results of the report in out (if it has any)
             claims_stamp = previous.get("claims")
             ctx.results = [_result_from_json(d) for d in json.loads((out / "claims.json").read_text())] \
                 if claims_stamp else []
-        parts = _render_sections(mods, ctx, only, previous, out, _provenance.part_stamp(prov, quick), disable)
+        parts = _render_sections(mods, ctx, only, previous, out, part_stamp(prov, quick), disable)
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
         _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
