@@ -3,7 +3,7 @@
 Independent routes: the network's log likelihood against :func:`symcheck.models.mlp.mlp_forward`
 with SciPy's log-softmax; every hand-written gradient against central finite differences at
 fixed noise (tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus
-2·tol_f/h for rounding, as :func:`symcheck.claims.minimiser_radius`); Ĥ^K against
+2·tol_f/h for rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
 :func:`symcheck.symmetrize.entropy_infonce` given the same draws (its permutations act through
 :meth:`symcheck.groups.MLPPermutation.act`, not through this module's unit blocks); Adam's first
 step against its closed form; the WLS slope against :func:`numpy.polyfit`. Planted errors (the

@@ -15,7 +15,8 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import optimize
 
-from symcheck.claims import EPS, Claim, brent_argmax_tolerance, evidence_from_rows, register
+from symcheck.certify import brent_argmax_tolerance
+from symcheck.claims import EPS, Claim, evidence_from_rows, register
 from symcheck.claims.moore_signflip import _R_GRID, _maximise, _product_error
 from symcheck.models.moore_mf import fit_map, fit_mfvi, map_closed_form, nakajima_threshold, nakajima_vb, sample_problem
 from symcheck.models.moore_scalar import GOLDEN, elbo_meanfield, mfvi_product, ring_radius, scalar_problem

@@ -29,15 +29,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, stats
 
-from symcheck.claims import (
-    Claim,
-    all_of,
-    bound_from_rows,
-    erratum_from_rows,
-    evidence_from_rows,
-    numerical_mean_field,
-    register,
-)
+from symcheck.certify import numerical_mean_field
+from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import optimal_factored_gaussian
 from symcheck.models import turner_fa as fa
 
@@ -149,7 +142,7 @@ def _check_eq47(rng):
         rows.append((label, rel, 0.0, 64 * EPS * (condY + np.linalg.cond(S))))
     # direct numerical minimisation of the dense KL over the mean-field family at one case: the
     # numerical log-variances lie within r of the optimum, r from the gradient and Hessian of the
-    # KL at the numerical optimum itself (symcheck.claims.minimiser_radius), so the relative
+    # KL at the numerical optimum itself (symcheck.certify.minimiser_radius), so the relative
     # variance error is ≤ expm1(r); an unresolved optimum gives r = NaN and fails the row.
     p = _cases(rng)[0][1]
     _, S = fa.fa_posterior(np.zeros(2), *p)

@@ -19,10 +19,10 @@ form) and compared with a brute-force route:
 
 Tolerances
 ----------
-KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (:func:`symcheck.claims.gaussian_kl_tolerance`).
+KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (:func:`symcheck.certify.gaussian_kl_tolerance`).
 Minimisers: a numerical minimiser x_num lies within r_b of the true minimiser in each block b
 of coordinates, with r_b from the gradient and Hessian of the objective at x_num itself
-(:func:`symcheck.claims.minimiser_radius`: central differences, no formula under test and no
+(:func:`symcheck.certify.minimiser_radius`: central differences, no formula under test and no
 reference point). A minimiser claim holds when the printed point lies within r_b of x_num and
 its objective is not above f(x_num) by more than the rounding of f.
 """
@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
+from symcheck.certify import gaussian_kl_tolerance, minimiser_radius, numerical_mean_field
 from symcheck.claims import (
     FALSE_FAILURE_ALPHA,
     Claim,
@@ -39,9 +40,6 @@ from symcheck.claims import (
     bound_from_rows,
     erratum_from_rows,
     evidence_from_rows,
-    gaussian_kl_tolerance,
-    minimiser_radius,
-    numerical_mean_field,
     register,
     z_for_alpha,
 )

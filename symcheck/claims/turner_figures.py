@@ -4,7 +4,7 @@ are checked in :mod:`symcheck.claims.turner_lds`, :mod:`symcheck.claims.turner_f
 
 Fig. 5: zero-temperature EM learning θ₂ (θ₁ = 0, w₁ = w₂ = 1, infinite data) on a grid of true
 θ₂ and σ_y², against the mean-field free energy with the correct KL; maximisers by bounded Brent,
-accuracy by :func:`symcheck.claims.brent_argmax_tolerance` (through
+accuracy by :func:`symcheck.certify.brent_argmax_tolerance` (through
 :func:`symcheck.models.turner_fa.fa_learn_with_tolerance`).
 
 Fig. 8: the ICA model of Sec. 3.3 with one observation of two sparse sources. The exact posterior

@@ -24,16 +24,8 @@ from dataclasses import replace
 import numpy as np
 from scipy import optimize
 
-from symcheck.claims import (
-    Claim,
-    all_of,
-    bound_from_rows,
-    brent_argmax_tolerance,
-    erratum_from_rows,
-    evidence_from_rows,
-    numerical_mean_field,
-    register,
-)
+from symcheck.certify import brent_argmax_tolerance, numerical_mean_field
+from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import kl_gaussian, optimal_factored_gaussian
 from symcheck.models import turner_lds as lds
 
@@ -195,7 +187,7 @@ def _check_eq29(rng):
     for label, p in [("Fig. 2", FIG2)]:  # one case: the numerical minimisation takes ~1 s
         # mean-field optimum by direct numerical minimisation of the dense KL: at the numerical
         # optimum the KL exceeds its minimum by at most 2Γ²/λ (Γ bounds the gradient, λ the smallest
-        # Hessian eigenvalue, both measured there: symcheck.claims.numerical_mean_field); NaN if unresolved
+        # Hessian eigenvalue, both measured there: symcheck.certify.numerical_mean_field); NaN if unresolved
         m, S, covs, _ = _optimal_q(p, lds.FACTORISATIONS["q1"])
         fit = numerical_mean_field(m, S)
         printed = lds.eq29_kl_volume_ratio(S, [np.atleast_2d(c) for c in covs])

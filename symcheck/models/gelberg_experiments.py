@@ -17,7 +17,7 @@ Gaussian q = N(μ, diag v) every term the paper estimates by Monte Carlo has an 
 
 The fits maximise these objectives by BFGS in (μ, log v) from three starts (both modes,
 the midpoint, a same-sign point); the best is certified by
-:func:`symcheck.claims.minimiser_radius`. The ground truth is the posterior on a grid
+:func:`symcheck.certify.minimiser_radius`. The ground truth is the posterior on a grid
 (:func:`grid_posterior`), whose discretisation error is estimated by halving the step.
 """
 
@@ -31,6 +31,7 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from symcheck._checks import check_choice, check_int, check_positive_float
+from symcheck.certify import minimiser_radius
 from symcheck.models.gelberg_bnn import TwoReLUNet
 
 __all__ = ["OBJECTIVES", "bnn_dataset", "fit_bnn", "fitted_run", "grid_posterior", "mutual_information_swap", "objective",
@@ -137,12 +138,11 @@ def fit_bnn(model: TwoReLUNet, kind: str, alpha: float) -> dict:
     the same-sign point (α/2, α/2), all with variances 1e-4 (the objectives are invariant under
     swapping both μ and v, so the other mode's start only mirrors the first). BFGS stops at
     gradient norm 1e-9 (finite-difference gradients). The radius and value excess of the best
-    optimum come from :func:`symcheck.claims.minimiser_radius` on −objective with the
+    optimum come from :func:`symcheck.certify.minimiser_radius` on −objective with the
     objective's own error bound, in coordinates standardised by (sd, sd, 1, 1) (so ``radius``
     bounds the distance to the true optimum in posterior sds for the means and in log-variance
     units); ``converged`` says both are finite.
     """
-    from symcheck.claims import minimiser_radius
 
     check_choice(kind, "kind", OBJECTIVES)
     a = check_positive_float(alpha, "alpha")

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize
 
 from symcheck._checks import as_finite_array, check_choice, check_positive_definite, check_positive_float
-from symcheck.claims import brent_argmax_tolerance
+from symcheck.certify import brent_argmax_tolerance
 from symcheck.evidence import EPS
 from symcheck.kl import optimal_factored_gaussian
 
@@ -226,7 +226,7 @@ def fa_true_params(theta2=np.pi / 8, sigma_y2=0.43, w2=1.0) -> dict:
 def fa_learn_with_tolerance(kind, parameter, true_params, bounds) -> tuple[float, float]:
     """:func:`fa_learn` (``xatol = 1e-10``) and the accuracy of the learned value.
 
-    The accuracy is :func:`symcheck.claims.brent_argmax_tolerance` with evaluation noise
+    The accuracy is :func:`symcheck.certify.brent_argmax_tolerance` with evaluation noise
     ``64·eps·cond(Σ_y)`` at the maximiser and step ``1e-4·(hi − lo)``; a maximiser within that
     step of a bound gets Brent's own accuracy ``2(√eps·|x| + 1e-10)``.
     """
