@@ -1,6 +1,6 @@
 """The digits Table 1 stand-in (symcheck/experiments/gelberg_digits.py) and its report section.
 
-Independent routes: the network's log likelihood against :func:`symcheck.models.mlp.mlp_forward`
+Independent routes: the network's log likelihood against :func:`symcheck.mlp.mlp_forward`
 with SciPy's log-softmax; every hand-written gradient against central finite differences at
 fixed noise (tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus
 2·tol_f/h for rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
@@ -25,7 +25,7 @@ from scipy.special import log_softmax
 import symcheck.experiments.gelberg_digits as gd
 from symcheck.claims import _gradient_fd
 from symcheck.groups import MLPPermutation
-from symcheck.models.mlp import mlp_forward
+from symcheck.mlp import mlp_forward
 from symcheck.report.sections import gelberg_digits as section
 from symcheck.symmetrize import entropy_infonce
 

@@ -16,7 +16,7 @@ from scipy import integrate, stats
 from symcheck.evidence import FALSE_FAILURE_ALPHA
 from symcheck.gaussian import gaussian_logpdf
 from symcheck.groups import MLPPermutation, SignFlip
-from symcheck.models.mlp import mlp_forward, unpack_mlp
+from symcheck.mlp import mlp_forward, unpack_mlp
 
 EPS = np.finfo(float).eps
 

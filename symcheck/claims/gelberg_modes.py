@@ -37,7 +37,7 @@ from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, 
 from symcheck.groups import MLPPermutation
 from symcheck.models import gelberg as gelberg_eqs
 from symcheck.models.gelberg_interpolation import mode_seeking_threshold
-from symcheck.models.mlp import unpack_mlp
+from symcheck.mlp import unpack_mlp
 
 
 def _check_threshold(rng):
