@@ -23,7 +23,7 @@ import pytest
 from scipy.special import log_softmax
 
 import symcheck.experiments.gelberg_digits as gd
-from symcheck.claims import _gradient_fd
+from symcheck.certify import _gradient_fd
 from symcheck.groups import MLPPermutation
 from symcheck.mlp import mlp_forward
 from symcheck.report.sections import gelberg_digits as section

@@ -33,6 +33,7 @@ from symcheck.certify import numerical_mean_field
 from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import optimal_factored_gaussian
 from symcheck.models import turner_fa as fa
+from symcheck.models.turner_fa import W_BOUNDS
 
 EPS = np.finfo(float).eps
 SOURCE = "Turner, Berkes & Sahani, Sec. 3.2"
@@ -462,8 +463,6 @@ register(Claim(
     corrected_form="F(θ2) − E log p(x̂, y) is independent of θ2 when w1, w2 are fixed: the two biases are identical.",
 ))
 
-
-W_BOUNDS = (0.0, 3.0)
 
 
 def _check_fig6(rng):

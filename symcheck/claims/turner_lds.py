@@ -28,13 +28,10 @@ from symcheck.certify import brent_argmax_tolerance, numerical_mean_field
 from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
 from symcheck.kl import kl_gaussian, optimal_factored_gaussian
 from symcheck.models import turner_lds as lds
+from symcheck.models.turner_lds import FIG2, FIG2_BOUNDS
 
 EPS = np.finfo(float).eps
 SOURCE = "Turner, Berkes & Sahani, Sec. 3.1"
-
-#: Fig. 2 of the paper: λ = 0.9, σ_x² = 1 − λ² = 0.19, σ_y² = 0.43.
-FIG2 = (0.9, 0.19, 0.43)
-
 
 def _cases(rng):
     """(label, (λ, σ_x², σ_y²)): random draws and the edges of the domain."""
@@ -507,9 +504,6 @@ register(Claim(
 # ---------------------------------------------------------------------------------------
 # Fig. 2: biases of the free energies
 # ---------------------------------------------------------------------------------------
-
-FIG2_BOUNDS = {"lam": (0.0, 0.999), "sigma_x2": (0.01, 2.0), "sigma_y2": (0.01, 3.0)}
-
 
 def _learn_fig2(kind, parameter):
     x = lds.lds_learn(kind, parameter, FIG2, FIG2_BOUNDS[parameter])
