@@ -33,18 +33,22 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
 
-from tqdm.auto import tqdm
-
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
 from symcheck.provenance import provenance
 from symcheck.report import sections as _sections_pkg
 from symcheck.report.cache import ResultCache
-from symcheck.report.html import render_pages
-from symcheck.report.markdown_page import render_markdown
 from symcheck.report.stamps import part_stamp
 from symcheck.report.verdict import number
 
-__all__ = ["ReportContext", "build_report", "check_only", "load_sections", "section_name"]
+__all__ = ["REPORT_EXTRA", "ReportContext", "build_report", "check_only", "load_sections", "require_report_extra",
+           "section_name"]
+
+#: What the report needs beyond the core (the ``report`` extra): import name → distribution. Templates
+#: (jinja2), section Markdown → HTML (markdown-it-py, mdit-py-plugins), LaTeX → MathML (latex2mathml),
+#: progress bars (tqdm), plots (matplotlib). The core, the claims and ``symcheck claims``/``check`` need
+#: none of them, so they are imported only where the report is built.
+REPORT_EXTRA = {"jinja2": "jinja2", "markdown_it": "markdown-it-py", "mdit_py_plugins": "mdit-py-plugins",
+                "latex2mathml": "latex2mathml", "tqdm": "tqdm", "matplotlib": "matplotlib"}
 
 #: The manifest of a report folder (see the module docstring).
 MANIFEST = "report.json"
@@ -83,6 +87,19 @@ class ReportContext:
         path = self.out_dir / f"{name}.json"
         path.write_text(json.dumps(obj, indent=1, sort_keys=False) + "\n")
         return path.name
+
+
+def require_report_extra() -> None:
+    """Raise ``ImportError`` naming every missing package of :data:`REPORT_EXTRA` and how to install them."""
+    missing = []
+    for module, dist in REPORT_EXTRA.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(dist)
+    if missing:
+        raise ImportError(f"the report needs the 'report' extra (missing: {', '.join(missing)}); "
+                          "install it with: pip install 'symcheck[report]'")
 
 
 def section_name(mod: ModuleType) -> str:
@@ -204,9 +221,12 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     ------
     ValueError
         If ``seed`` is negative, or ``only`` is refused by :func:`check_only`.
+    ImportError
+        If a package of the ``report`` extra is missing (:func:`require_report_extra`).
     """
     if seed < 0:
         raise ValueError(f"seed: must be a non-negative integer, got {seed}")
+    require_report_extra()
     mods = load_sections() if sections is None else list(sections)
     check_only(out_dir, only, mods)
     out = Path(out_dir)
@@ -238,6 +258,8 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
 
 def _run_claims(claims: list[Claim], seed: int, disable) -> list[ClaimResult]:
     """Run the claims with a progress bar (count, ETA)."""
+    from tqdm.auto import tqdm
+
     results = []
     with tqdm(claims, desc="claims", unit="claim", disable=disable, leave=False) as bar:
         for claim in bar:
@@ -251,6 +273,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
     Returns the manifest entry of each section: name, title, order, Markdown, files, provenance.
     """
+    from tqdm.auto import tqdm
+
     kept = {s["name"]: s for s in previous.get("sections", [])}
     parts = []
     with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
@@ -272,6 +296,9 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
 def _write_pages(stage: Path, claim_json: list[dict], parts: list[dict], prov: dict, claims_stamp) -> None:
     """Write claims.json, provenance.json, README.md, the HTML pages and the manifest into ``stage``."""
+    from symcheck.report.html import render_pages
+    from symcheck.report.markdown_page import render_markdown
+
     if claims_stamp:
         (stage / "claims.json").write_text(json.dumps(claim_json, indent=1) + "\n")
     (stage / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")
