@@ -27,7 +27,7 @@ import importlib
 import math
 import pkgutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -64,7 +64,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """A claim's outcome as written to ``reports/claims.json``."""
+    """A claim's outcome as written to ``reports/claims.json``.
+
+    ``printed``, ``independent``, ``corrected`` and ``tolerance`` are the numbers of the worst case
+    (the one-line summary of the report); ``rows`` holds every case compared
+    (:attr:`symcheck.evidence.Evidence.rows`: input, values, reference, tolerance, error and error in
+    ulps), so that two runs can be compared case by case.
+    """
 
     id: str
     source: str
@@ -80,6 +86,7 @@ class ClaimResult:
     printed_form: str
     corrected_form: str
     seconds: float
+    rows: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         """Return a JSON-serialisable dict (non-finite floats become strings)."""
@@ -159,6 +166,7 @@ class Claim:
             printed_form=self.printed_form,
             corrected_form=self.corrected_form,
             seconds=seconds,
+            rows=[dict(row) for row in ev.rows],
         )
 
 

@@ -117,7 +117,8 @@ def load_sections() -> list[ModuleType]:
 def _result_from_json(d: dict) -> ClaimResult:
     """Rebuild a :class:`ClaimResult` from its ``to_json()`` form (non-finite strings back to floats)."""
     floats = {"printed", "independent", "tolerance", "seconds"}
-    kw = {f.name: (number(d[f.name]) if f.name in floats else d[f.name]) for f in fields(ClaimResult)}
+    kw = {f.name: (number(d[f.name]) if f.name in floats else d[f.name]) for f in fields(ClaimResult)
+          if f.name in d}  # claims.json of an older symcheck has no ``rows``
     kw["corrected"] = None if d["corrected"] is None else number(d["corrected"])
     return ClaimResult(**kw)
 
