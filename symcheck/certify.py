@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from symcheck.evidence import EPS
+from symcheck.evidence import EPS, ROUNDING
 
 __all__ = ["brent_argmax_tolerance", "gaussian_kl_tolerance", "minimiser_radius", "numerical_mean_field"]
 
@@ -125,11 +125,12 @@ def gaussian_kl_tolerance(cov, value: float) -> float:
     """Float64 error bound of a dense Gaussian KL (value ``value``) against the K × K ``cov``.
 
     Solves and log-determinants through a Cholesky factor of ``cov`` carry a relative error of
-    order K·eps·cond(cov) on terms of total size 2K + |KL| + |log det cov|; 64 times that.
+    order K·eps·cond(cov) on terms of total size 2K + |KL| + |log det cov|; `ROUNDING` (64·eps,
+    `symcheck.evidence`) times K·cond(cov) times that size.
     """
     K = cov.shape[0]
     scale = 2 * K + abs(value) + abs(np.linalg.slogdet(cov)[1])
-    return float(64 * K * EPS * np.linalg.cond(cov) * scale)
+    return float(ROUNDING * K * np.linalg.cond(cov) * scale)
 
 
 def numerical_mean_field(mean, cov, x0=None) -> dict:

@@ -20,11 +20,12 @@ __all__ = [
     "EPS",
     "Evidence",
     "FALSE_FAILURE_ALPHA",
+    "ROUNDING",
     "all_of",
     "bound_from_rows",
-    "error_in_ulps",
     "claim_rng",
     "erratum_from_rows",
+    "error_in_ulps",
     "evidence_from_rows",
     "z_for_alpha",
 ]
@@ -92,7 +93,22 @@ class Evidence:
     rows: tuple = ()
 
 
+#: float64 machine epsilon, 2⁻⁵² (the unit roundoff is u = EPS/2).
 EPS = np.finfo(float).eps
+
+#: Rounding allowance of one float64 evaluation, relative to the size of its terms: 64·EPS ≈ 1.4e-14.
+#:
+#: Derivation (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed. (2002), Lemma 3.1 and
+#: Sec. 4.2): a sum of n float64 terms, in any order, is off by at most γ_{n−1}·Σ|terms| with
+#: γ_m = m·u/(1 − m·u) and u = EPS/2; a product of n terms by γ_{n−1} times its value. The values
+#: compared by the checks take at most ~32 terms or chained operations each, so γ ≤ 32u·(1 + 1e-14)
+#: ≈ 16·EPS; both routes of a comparison carry such an error (factor 2), and the elementary functions
+#: of either route (exp, log, sqrt, lgamma: ≤ 1 ulp per call in numpy/scipy) are covered by a further
+#: factor 2: 64·EPS. Multiply it by the size of the terms (Σ|terms|, or the largest |term| times
+#: their count) and, for values obtained through a linear solve or a factorisation (backward stable:
+#: relative error ~ cond·EPS), by the condition number. It allows for rounding only: truncation,
+#: quadrature and Monte Carlo errors are added separately.
+ROUNDING = 64 * EPS
 
 
 def error_in_ulps(error, reference) -> float:

@@ -13,12 +13,14 @@ imports resolved), without importing anything, and checked against three rules:
 3. Report sections read the registry (`symcheck.claims`), never a claim module's internals
    (`symcheck.claims.<module>`): what a section shares with a claim lives in `symcheck.models`.
 
-Planted bugs: synthetic sources with each kind of forbidden import are caught.
+Planted bugs: synthetic sources with each kind of forbidden import are caught. The same file
+checks that the 64·eps rounding allowance is written as `symcheck.evidence.ROUNDING`, not inline.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,36 @@ def test_relative_imports_resolve():
     assert "symcheck.report.provenance" in imported_modules("from ..report import provenance\n", "symcheck.hyp0f1.x")
     assert "symcheck.kl" in imported_modules("from . import kl\n", "symcheck", is_package=True)
     assert "symcheck.hyp0f1.series" in imported_modules("from .series import x\n", "symcheck.hyp0f1.holonomic")
+
+
+# ----- the rounding allowance is named once ------------------------------------------------------
+
+#: ``64 * EPS``-style allowances written inline instead of ``symcheck.evidence.ROUNDING``.
+INLINE_ROUNDING = re.compile(r"\b64 \*(?: [\w.*]+ \*)? (?:EPS|eps|np\.finfo\(float\)\.eps|float\(np\.finfo\(float\)\.eps\))")
+#: Where it may stand: its definition, and the lead's ₀F₁ kernel being reworked under issue 18
+#: (its ``_ROUNDING`` is the same allowance).
+ROUNDING_DEFINED_IN = {"symcheck/evidence.py", "symcheck/hyp0f1/holonomic.py"}
+
+
+def inline_rounding(source: str) -> list[str]:
+    """Code lines (comments and strings aside) writing the 64·eps allowance inline."""
+    out = []
+    for line in source.splitlines():
+        code = line.split("#", 1)[0]
+        if INLINE_ROUNDING.search(code):
+            out.append(line.strip())
+    return out
+
+
+def test_the_rounding_allowance_is_named_not_inlined():
+    root = ROOT.parent
+    found = {str(p.relative_to(root)): inline_rounding(p.read_text(encoding="utf-8"))
+             for d in ("symcheck", "tests", "benchmarks") for p in sorted((root / d).rglob("*.py"))}
+    here = str(Path(__file__).resolve().relative_to(root))  # this file plants inline allowances on purpose
+    assert {k: v for k, v in found.items() if v and k not in ROUNDING_DEFINED_IN | {here}} == {}
+
+
+@pytest.mark.parametrize("line", ["tol = 64 * EPS * size", "x = 64 * n * EPS", "e = 64 * np.finfo(float).eps"])
+def test_a_planted_inline_allowance_is_caught(line):
+    assert inline_rounding(line) == [line]
+    assert inline_rounding("# 64 * EPS in a comment") == []

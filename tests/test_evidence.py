@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from symcheck.evidence import EPS, all_of, bound_from_rows, erratum_from_rows, error_in_ulps, evidence_from_rows
+from symcheck.evidence import EPS, ROUNDING, all_of, bound_from_rows, erratum_from_rows, error_in_ulps, evidence_from_rows
 
 
 def test_evidence_from_rows_holds_within_and_fails_beyond_tolerance():
@@ -133,3 +134,21 @@ def test_claims_json_holds_every_row_of_a_claim_and_two_runs_compare_case_by_cas
                               check=lambda rng: check(rng, shift=1e-9)).run().to_json()
     changed = [a["case"] for a, b in zip(first["rows"], bugged["rows"]) if a != b]
     assert changed == ["n=3"] and bugged["status"] == "fails"
+
+
+def test_rounding_allowance_covers_its_derivation():
+    """ROUNDING/4 = 16·eps ≥ γ₃₁ (Higham, Lemma 3.1): a 32-term float64 sum, in any order, is within
+    ROUNDING/4 · Σ|terms| of the exact sum (math.fsum); ROUNDING keeps the factor 4 for both routes
+    and elementary functions. Planted: an allowance of eps/16 · Σ|terms| (far below γ₃₁) is exceeded
+    by some of the same sums, so the comparison can fail."""
+    gamma31 = 31 * (EPS / 2) / (1 - 31 * EPS / 2)
+    assert ROUNDING == 64 * EPS and gamma31 <= ROUNDING / 4
+    rng = np.random.default_rng(20261122)
+    worst, too_small = 0.0, 0
+    for _ in range(2000):
+        x = rng.standard_normal(32) * 10.0 ** rng.uniform(-3, 3, 32)
+        err = abs(float(np.cumsum(x)[-1]) - math.fsum(x)) / float(np.sum(np.abs(x)))  # recursive summation
+        worst = max(worst, err)
+        too_small += err > EPS / 16
+    assert worst <= ROUNDING / 4
+    assert too_small > 0  # the check can fail: a smaller allowance is violated by some sums

@@ -24,6 +24,7 @@ from scipy.special import log_softmax
 
 import symcheck.experiments.gelberg_digits as gd
 from symcheck.certify import _gradient_fd
+from symcheck.evidence import ROUNDING
 from symcheck.groups import MLPPermutation
 from symcheck.mlp import mlp_forward
 from symcheck.report.sections import gelberg_digits as section
@@ -84,7 +85,7 @@ def test_log_likelihood_matches_mlp_forward():
     omega = params[0] + np.exp(params[1]) * eps
     ll, _ = gd.log_likelihood(omega, x, y, SIZES)
     ref = log_softmax(mlp_forward(omega, x, SIZES), axis=-1)[:, np.arange(y.size), y].sum(axis=1)
-    np.testing.assert_allclose(ll, ref, rtol=0, atol=64 * EPS * np.max(np.abs(ref)) * x.shape[0])
+    np.testing.assert_allclose(ll, ref, rtol=0, atol=ROUNDING * np.max(np.abs(ref)) * x.shape[0])
 
 
 @pytest.mark.parametrize("method", ["mfvi", "sgm"])

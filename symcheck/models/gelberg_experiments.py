@@ -33,13 +33,13 @@ from scipy.special import ndtr
 from symcheck._checks import check_choice, check_int, check_positive_float
 from symcheck._mc import mean_se
 from symcheck.certify import minimiser_radius
+from symcheck.evidence import ROUNDING
 from symcheck.models.gelberg_bnn import TwoReLUNet
 
 __all__ = ["ALPHAS", "NOISES", "OBJECTIVES", "SEEDS", "bnn_dataset", "fit_bnn", "fitted_run", "grid_posterior", "mutual_information_swap", "objective",
            "paired", "predictive_slopes", "relu_moments", "runs", "table_run", "test_mse"]
 
 _LOG_2PI = math.log(2 * math.pi)
-EPS = np.finfo(float).eps
 
 #: Objectives: ``"mfvi"`` L_VI; ``"sgm2"`` E_g[L^K] for K = 2 (the paper's SGM training loss);
 #: ``"sgm"`` L^G = L_VI + I(g; ω) (K → ∞).
@@ -122,7 +122,7 @@ def mutual_information_swap(mean, var, n_nodes: int = GH_NODES) -> tuple[float, 
         return float(np.sum(np.outer(w, w) * (math.log(2.0) - np.logaddexp(0.0, r))))
 
     coarse, fine = rule(n_nodes), rule(2 * n_nodes)
-    return fine, abs(fine - coarse) + 64 * EPS
+    return fine, abs(fine - coarse) + ROUNDING
 
 
 def objective(model: TwoReLUNet, kind: str, mean, var) -> tuple[float, float]:
@@ -130,7 +130,7 @@ def objective(model: TwoReLUNet, kind: str, mean, var) -> tuple[float, float]:
     check_choice(kind, "kind", OBJECTIVES)
     var = np.asarray(var, dtype=float)
     L = expected_log_joint(model, mean, var) + float(np.sum(0.5 * np.log(2 * math.pi * math.e * var)))
-    err = 64 * EPS * (abs(L) + 100)
+    err = ROUNDING * (abs(L) + 100)
     c = OBJECTIVES[kind]
     if c:
         mi, mi_err = mutual_information_swap(mean, var)

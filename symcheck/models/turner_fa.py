@@ -39,7 +39,7 @@ from scipy import optimize
 
 from symcheck._checks import as_finite_array, check_choice, check_positive_definite, check_positive_float
 from symcheck.certify import brent_argmax_tolerance
-from symcheck.evidence import EPS
+from symcheck.evidence import EPS, ROUNDING
 from symcheck.kl import optimal_factored_gaussian
 
 __all__ = [
@@ -245,7 +245,7 @@ def fa_learn_with_tolerance(kind, parameter, true_params, bounds) -> tuple[float
         return fa_objective(kind, S, q["w1"], q["w2"], q["theta1"], q["theta2"], q["sigma_y2"])
 
     q = dict(p, **{parameter: x})
-    noise = 64 * EPS * np.linalg.cond(fa_joint_covariance(**q)[2:, 2:])
+    noise = ROUNDING * np.linalg.cond(fa_joint_covariance(**q)[2:, 2:])
     h = 1e-4 * (bounds[1] - bounds[0])
     if x - h <= bounds[0] or x + h >= bounds[1]:  # maximiser on the boundary
         return x, 2 * (np.sqrt(EPS) * abs(x) + 1e-10)
