@@ -10,7 +10,8 @@ Files of one report (all in one folder):
 
 * ``index.html`` (errata first, one-line verdicts, evidence one click away), ``paper-<prefix>.html``
   (every claim of one paper), ``section-<name>.html``, ``report.css``;
-* ``README.md``: the same in Markdown; ``claims.json``: every claim result;
+* ``README.md``: the same in Markdown; ``claims.json``: every claim result, with every case it
+  compared (``rows``: input, values, reference, tolerance, error, error in ulps);
   ``provenance.json``: the stamp of this run; ``report.json``: the manifest (each part's
   Markdown, files and provenance), which lets ``only=`` re-render some sections and keep the rest;
 * the sections' plots and data.
