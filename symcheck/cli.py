@@ -1,13 +1,14 @@
 """Command line of symcheck.
 
-``symcheck report``      run every claim and section; write the HTML/Markdown/JSON report
-``symcheck claims``      list the claims (filter by ``--errata``, ``--paper``, ``--status``);
-                         ``--run [--seed N]`` recomputes them, otherwise the results recorded
+`symcheck report`        run every claim and section; write the HTML/Markdown/JSON report
+`symcheck claims`        list the claims (filter by `--errata`, `--paper`, `--status`);
+                         `--run [--seed N]` recomputes them, otherwise the results recorded
                          in the shipped report are shown
-``symcheck check ID``    run one claim and show its evidence
+`symcheck check ID`      run one claim and show its evidence
 
-Every listing takes ``--json``. Exit status: 0 when every claim run holds (or is a reproduced
-erratum), 1 when one fails, 2 for bad arguments.
+Every listing takes `--json`. Exit status: 0 when every claim run holds (or is a reproduced
+erratum), 1 when one fails (or `symcheck report` lacks the `report` extra: pip install
+'symcheck[report]'), 2 for bad arguments.
 """
 
 from __future__ import annotations
