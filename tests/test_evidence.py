@@ -142,7 +142,7 @@ def test_rounding_allowance_covers_its_derivation():
     and elementary functions. Planted: an allowance of eps/16 · Σ|terms| (far below γ₃₁) is exceeded
     by some of the same sums, so the comparison can fail."""
     gamma31 = 31 * (EPS / 2) / (1 - 31 * EPS / 2)
-    assert ROUNDING == 64 * EPS and gamma31 <= ROUNDING / 4
+    assert ROUNDING / EPS == 64 and gamma31 <= ROUNDING / 4
     rng = np.random.default_rng(20261122)
     worst, too_small = 0.0, 0
     for _ in range(2000):
