@@ -32,7 +32,7 @@ from symcheck.hyp0f1 import (
 from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian, kl_matrix_normal, optimal_factored_gaussian
 from symcheck.gaussian import entropy_gaussian
 from symcheck.groups import Group, MLPPermutation, SignFlip
-from symcheck.models.mlp import mlp_forward
+from symcheck.mlp import mlp_forward
 from symcheck.orthogonal import Orthogonal, moore_kl, moore_r, orthogonal_logpdf, orthogonal_logpdf_mc
 from symcheck.symmetrize import (
     elbo,

@@ -1,13 +1,14 @@
 """Command line of symcheck.
 
-``symcheck report``      run every claim and section; write the HTML/Markdown/JSON report
-``symcheck claims``      list the claims (filter by ``--errata``, ``--paper``, ``--status``);
-                         ``--run [--seed N]`` recomputes them, otherwise the results recorded
+`symcheck report`        run every claim and section; write the HTML/Markdown/JSON report
+`symcheck claims`        list the claims (filter by `--errata`, `--paper`, `--status`);
+                         `--run [--seed N]` recomputes them, otherwise the results recorded
                          in the shipped report are shown
-``symcheck check ID``    run one claim and show its evidence
+`symcheck check ID`      run one claim and show its evidence
 
-Every listing takes ``--json``. Exit status: 0 when every claim run holds (or is a reproduced
-erratum), 1 when one fails, 2 for bad arguments.
+Every listing takes `--json`. Exit status: 0 when every claim run holds (or is a reproduced
+erratum), 1 when one fails (or `symcheck report` lacks the `report` extra: pip install
+'symcheck[report]'), 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -102,8 +103,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_report(args, parser) -> int:
-    from symcheck.report import build_report, check_only
+    from symcheck.report import build_report, check_only, require_report_extra
 
+    try:
+        require_report_extra()
+    except ImportError as err:
+        print(f"symcheck report: {err}", file=sys.stderr)
+        return 1
     try:
         check_only(args.out, args.only)
     except ValueError as err:
@@ -126,9 +132,38 @@ def _describe(claim) -> dict:
             "status": None, "printed_form": claim.printed_form, "corrected_form": claim.corrected_form}
 
 
+class _NoProgress:
+    """Stand-in for tqdm's bar where tqdm (the ``report`` extra) is not installed: no bar, same calls."""
+
+    def __init__(self, items, **kwargs):
+        self.items = items
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def set_postfix_str(self, text, refresh=True):
+        pass
+
+    @staticmethod
+    def write(text, file=None):
+        print(text, file=file)
+
+
 def _run(claims, seed: int, show) -> dict[str, dict]:
-    """Run ``claims`` with a progress bar (count, ETA); ``show(result)`` after each."""
-    from tqdm.auto import tqdm
+    """Run ``claims`` with a progress bar (count, ETA), ``show(result, bar)`` after each.
+
+    The bar is tqdm's (the ``report`` extra); without tqdm the claims run with no bar.
+    """
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = _NoProgress
 
     results = {}
     with tqdm(claims, desc="claims", unit="claim", leave=False, file=sys.stderr, disable=None) as bar:  # tty only

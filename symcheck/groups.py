@@ -26,7 +26,7 @@ Groups here
     (e.g. the swap (w₁, w₂) → (w₂, w₁) of Gelberg's two-weight ReLU network, Sec. 5).
 :class:`MLPPermutation`
     S_{d₁} × … × S_{d_{L−1}} permuting the hidden units of an MLP (Gelberg Def. 2.1),
-    acting on the flat parameter vector; :func:`symcheck.models.mlp.mlp_forward` is the network
+    acting on the flat parameter vector; :func:`symcheck.mlp.mlp_forward` is the network
     it leaves unchanged.
 """
 
@@ -49,7 +49,7 @@ from symcheck._checks import (
 )
 from symcheck import signflip_exact
 from symcheck.gaussian import LOG_2PI, gaussian_logpdf, validate_gaussian
-from symcheck.models.mlp import check_layer_sizes, unpack_mlp
+from symcheck.mlp import check_layer_sizes, unpack_mlp
 
 __all__ = [
     "Group",

@@ -136,6 +136,6 @@ def test_installed_without_repository_lists_recorded_errata(tmp_path):
     errata = {c.id for c in all_claims() if c.kind == "erratum"}
     assert {r["id"]: r["status"] for r in out["claims"] if r["status"]} == \
         {r["id"]: r["status"] for r in recorded if r["id"] in errata}
-    prov = subprocess.run([sys.executable, "-c", "from symcheck.report.provenance import git_commit; "
+    prov = subprocess.run([sys.executable, "-c", "from symcheck.provenance import git_commit; "
                            "print(git_commit())"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     assert prov.stdout.strip() == "not a symcheck checkout"

@@ -1,9 +1,9 @@
 """The digits Table 1 stand-in (symcheck/experiments/gelberg_digits.py) and its report section.
 
-Independent routes: the network's log likelihood against :func:`symcheck.models.mlp.mlp_forward`
+Independent routes: the network's log likelihood against :func:`symcheck.mlp.mlp_forward`
 with SciPy's log-softmax; every hand-written gradient against central finite differences at
 fixed noise (tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus
-2·tol_f/h for rounding, as :func:`symcheck.claims.minimiser_radius`); Ĥ^K against
+2·tol_f/h for rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
 :func:`symcheck.symmetrize.entropy_infonce` given the same draws (its permutations act through
 :meth:`symcheck.groups.MLPPermutation.act`, not through this module's unit blocks); Adam's first
 step against its closed form; the WLS slope against :func:`numpy.polyfit`. Planted errors (the
@@ -23,9 +23,10 @@ import pytest
 from scipy.special import log_softmax
 
 import symcheck.experiments.gelberg_digits as gd
-from symcheck.claims import _gradient_fd
+from symcheck.certify import _gradient_fd
+from symcheck.evidence import ROUNDING
 from symcheck.groups import MLPPermutation
-from symcheck.models.mlp import mlp_forward
+from symcheck.mlp import mlp_forward
 from symcheck.report.sections import gelberg_digits as section
 from symcheck.symmetrize import entropy_infonce
 
@@ -84,7 +85,7 @@ def test_log_likelihood_matches_mlp_forward():
     omega = params[0] + np.exp(params[1]) * eps
     ll, _ = gd.log_likelihood(omega, x, y, SIZES)
     ref = log_softmax(mlp_forward(omega, x, SIZES), axis=-1)[:, np.arange(y.size), y].sum(axis=1)
-    np.testing.assert_allclose(ll, ref, rtol=0, atol=64 * EPS * np.max(np.abs(ref)) * x.shape[0])
+    np.testing.assert_allclose(ll, ref, rtol=0, atol=ROUNDING * np.max(np.abs(ref)) * x.shape[0])
 
 
 @pytest.mark.parametrize("method", ["mfvi", "sgm"])

@@ -83,8 +83,8 @@ def test_grid_ground_truth_fails_with_a_shifted_grid(monkeypatch):
 
 
 def test_variance_claim_fails_when_the_fit_reports_the_component_variance(monkeypatch):
-    real = gx.interpolation_fit
-    monkeypatch.setattr(gx, "interpolation_fit", lambda a, s, start="component": dict(real(a, s, start), var_ratio=0.99))
+    real = gi.interpolation_fit
+    monkeypatch.setattr(gi, "interpolation_fit", lambda a, s, start="component": dict(real(a, s, start), var_ratio=0.99))
     assert status("gelberg.fig3.interpolation-inflates-variance") == "fails"
 
 

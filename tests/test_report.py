@@ -17,7 +17,7 @@ from symcheck.claims import Claim, Evidence
 from symcheck.report import build_report, load_sections, section_name
 from symcheck.report.math import formula, inline_math, is_latex, markdown_html
 from symcheck.report.papers import group_by_paper
-from symcheck.report.provenance import git_commit
+from symcheck.provenance import git_commit
 from symcheck.report.verdict import verdict
 
 PRINTED = r"\hat y = \frac{2\sigma}{k+1}"
@@ -243,10 +243,10 @@ def _git(cwd, *args) -> str:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_provenance_ignores_an_unrelated_enclosing_repository(tmp_path):
-    src = Path(__file__).resolve().parents[1] / "symcheck" / "report" / "provenance.py"
+    src = Path(__file__).resolve().parents[1] / "symcheck" / "provenance.py"
     # an installed copy inside some other project's repository, which does not track it
     other = tmp_path / "other"
-    site = other / ".venv" / "site-packages" / "symcheck" / "report"
+    site = other / ".venv" / "site-packages" / "symcheck"
     site.mkdir(parents=True)
     shutil.copy(src, site / "provenance.py")
     (other / "app.py").write_text("")
@@ -256,15 +256,15 @@ def test_provenance_ignores_an_unrelated_enclosing_repository(tmp_path):
     assert git_commit(site) == "not a symcheck checkout"
     # a checkout that does track it: its commit is recorded
     repo = tmp_path / "repo"
-    (repo / "symcheck" / "report").mkdir(parents=True)
-    shutil.copy(src, repo / "symcheck" / "report" / "provenance.py")
+    (repo / "symcheck").mkdir(parents=True)
+    shutil.copy(src, repo / "symcheck" / "provenance.py")
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "x")
     sha = _git(repo, "rev-parse", "HEAD")
-    assert git_commit(repo / "symcheck" / "report") == sha
-    (repo / "symcheck" / "report" / "provenance.py").write_text("# changed\n")
-    assert git_commit(repo / "symcheck" / "report") == sha + "-dirty"
+    assert git_commit(repo / "symcheck") == sha
+    (repo / "symcheck" / "provenance.py").write_text("# changed\n")
+    assert git_commit(repo / "symcheck") == sha + "-dirty"
     # not in any repository
     alone = tmp_path / "alone"
     alone.mkdir()

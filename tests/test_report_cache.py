@@ -93,7 +93,7 @@ def test_code_version_follows_imports(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cache_mod, "_module_source", edited)
     assert code_version("symcheck.models.moore_mf") != before
-    assert code_version("symcheck.report.provenance") == code_version("symcheck.report.provenance")
+    assert code_version("symcheck.provenance") == code_version("symcheck.provenance")
 
 
 def test_prune_deletes_only_unused_entries_of_swept_names(tmp_path):

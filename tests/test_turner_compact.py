@@ -9,7 +9,7 @@ the factored KL (entropy of q minus the expected log transition probabilities).
 import numpy as np
 import pytest
 
-from symcheck.evidence import FALSE_FAILURE_ALPHA, z_for_alpha
+from symcheck.evidence import FALSE_FAILURE_ALPHA, ROUNDING, z_for_alpha
 from symcheck.models.turner_compact import (
     ar1_joint_covariance,
     ar1_joint_precision,
@@ -27,7 +27,7 @@ def test_ar1_stationary_variance_is_the_geometric_series(sigma2, lam):
     N = int(np.ceil(np.log(EPS) / (2 * np.log(abs(lam))))) + 1 if lam != 0 else 1
     series = sigma2 * np.sum(lam ** (2.0 * np.arange(N)))
     # summation error ~ N·eps·v (pairwise summation is better), Lyapunov error ~ eps/(1−λ²)·v
-    tol = (64 * EPS / (1 - lam * lam) + 2 * EPS * np.log2(N + 1) + EPS) * series
+    tol = (ROUNDING / (1 - lam * lam) + 2 * EPS * np.log2(N + 1) + EPS) * series
     assert abs(ar1_stationary_variance(sigma2, lam) - series) <= tol
 
 
@@ -51,7 +51,7 @@ def test_ar1_precision_inverts_covariance(lam):
     T = 5
     P, C = ar1_joint_precision(1.3, lam, T), ar1_joint_covariance(1.3, lam, T)
     cond = np.linalg.cond(C)
-    assert np.max(np.abs(P @ C - np.eye(T))) <= 64 * T * EPS * cond
+    assert np.max(np.abs(P @ C - np.eye(T))) <= ROUNDING * T * cond
 
 
 def test_binary_chain_joint_matches_simulation(rng):
@@ -79,13 +79,13 @@ def test_binary_factored_kl_chain_rule(rng, T):
     s = rho[1:] * rho[:-1] + (1 - rho[1:]) * (1 - rho[:-1])
     elogp = np.log(0.5) + np.sum(s * np.log(1 - delta) + (1 - s) * np.log(delta))
     expected = -H - elogp
-    tol = 64 * 2**T * EPS * (1 + abs(np.log(delta)))
+    tol = ROUNDING * 2**T * (1 + abs(np.log(delta)))
     assert abs(binary_chain_factored_kl(rho, delta) - expected) <= tol
 
 
 def test_binary_factored_kl_zero_for_independent_uniform_chain():
     # Δ = ½ makes the chain i.i.d. uniform, which the factored q = ½ matches exactly.
-    assert abs(binary_chain_factored_kl([0.5, 0.5, 0.5], 0.5)) <= 64 * 8 * EPS
+    assert abs(binary_chain_factored_kl([0.5, 0.5, 0.5], 0.5)) <= ROUNDING * 8
     assert binary_chain_factored_kl([0.5, 0.5], 0.1) > 0
 
 

@@ -25,12 +25,10 @@ from scipy import optimize
 from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, register, z_for_alpha
 from symcheck.models import gelberg_experiments as ge
 from symcheck.models import gelberg_interpolation as gi
+from symcheck.models.gelberg_experiments import ALPHAS, NOISES, SEEDS, paired, runs
 from symcheck.symmetrize import elbo, symmetrization_gap
 
 Z = z_for_alpha()
-ALPHAS = (0.05, 0.1, 0.15, 0.2)
-NOISES = (1.0, 3.0)
-SEEDS = tuple(range(5))
 #: (σ, α, MFVI expected at the midpoint) of the Fig. 4 interpolation claim.
 INTERPOLATION_CASES = ((3.0, 0.05, True), (3.0, 0.1, True), (1.0, 0.1, False), (1.0, 0.2, False))
 #: Table 2: (σ, α) where SGM must have the lower test MSE; α at σ = 1 where both fits coincide;
@@ -41,17 +39,6 @@ TABLE2_REPORTED = (3.0, 0.05)
 #: σ of the Fig. 3 switch claim (α* < α_g).
 SWITCH_SIGMAS = (0.5, 1.0, 2.0)
 SRC5 = "Gelberg et al., Sec. 5 (tractable BNN)"
-
-
-def runs(alpha, noise, seeds=None):
-    """The Tables 2–3 runs (one per data set, default :data:`SEEDS`) of one (α, σ) setting (cached)."""
-    return [ge.table_run(alpha, s, noise) for s in (SEEDS if seeds is None else seeds)]
-
-
-def paired(rs, key):
-    """Mean and SE over data sets of ``key(run)``."""
-    v = np.array([key(r) for r in rs], dtype=float)
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
 # ----- ground truth ----------------------------------------------------------------------
@@ -221,27 +208,13 @@ register(Claim(
 # ----- Fig. 3 / App. A: curves ------------------------------------------------------------
 
 
-def interpolation_fit(alpha: float, sigma: float, start: str = "component") -> dict:
-    """BFGS minimum of KL(N(m, s²) ‖ ½N(0, σ²) + ½N(α, σ²)) (up to a constant) from ``start``.
-
-    ``start``: ``"component"`` (m, s) = (0, σ) as in the paper, or ``"midpoint"`` (α/2, σ).
-    Returns m/α, s²/σ² (= det Σ*/σ^{2d}: the orthogonal block is σ²I), the KL and the final
-    gradient norm (the convergence criterion: ≤ 1e-10 unless BFGS reports a line-search failure).
-    """
-    p0 = np.array([0.0 if start == "component" else alpha / 2, math.log(sigma)])
-    with np.errstate(over="ignore", invalid="ignore"):
-        res = optimize.minimize(gi.interpolation_kl, p0, args=(alpha, sigma), jac=True, method="BFGS", options={"gtol": 1e-10})
-    return {"ratio": res.x[0] / alpha, "var_ratio": math.exp(2 * res.x[1]) / sigma**2, "kl": float(res.fun),
-            "grad": float(np.linalg.norm(res.jac))}
-
-
 def _check_variance(rng):
     # rows: m/α = ½ (to the BFGS accuracy: gradient ≤ 1e-10 on an O(1)-curvature objective), and the
     # inflation s²/σ² − 1 > 0, which is not an agreement and is checked separately
     rows, inflation = [], []
     for sigma in (0.5, 1.0, 2.0):
         for a in np.arange(0.5, 4.51, 0.5) * sigma:
-            f = interpolation_fit(a, sigma)
+            f = gi.interpolation_fit(a, sigma)
             rows.append((f"σ={sigma}, α/σ={a / sigma:.1f}", f["ratio"], 0.5, 1e-6))
             inflation.append((sigma, a / sigma, f["var_ratio"] - 1))
     ev = evidence_from_rows(rows, "m/α of the fit from the component for α/σ ≤ 4.5 (BFGS, gradient ≤ 1e-10)")
@@ -263,7 +236,7 @@ register(Claim(
 def _switch(sigma):
     """α where the midpoint and the component solutions have equal KL (Brent to 1e-4·σ); NaN if not in [5.2σ, 8σ]."""
     def gap(a):
-        return interpolation_fit(a, sigma, "midpoint")["kl"] - interpolation_fit(a, sigma, "component")["kl"]
+        return gi.interpolation_fit(a, sigma, "midpoint")["kl"] - gi.interpolation_fit(a, sigma, "component")["kl"]
 
     lo, hi = 5.2 * sigma, 8.0 * sigma  # α* < 5.2σ (gelberg.sec3.mode-seeking-threshold); gap(8σ) > 0
     if not gap(lo) < 0 < gap(hi):  # no switch in the bracket: the claim fails (NaN compares false)
@@ -277,7 +250,7 @@ def _check_global_switch(rng):
         a_star, a_g = gi.mode_seeking_threshold(sigma, "bfgs"), _switch(sigma)
         # both known to 1e-3σ (bisection) and 1e-4σ (brentq): the gap must exceed their sum
         gaps.append((f"σ={sigma}: α_g − α*", a_g - a_star, 0.0, 1.1e-3 * sigma))
-        mid, comp = interpolation_fit(0.5 * (a_star + a_g), sigma, "midpoint"), interpolation_fit(0.5 * (a_star + a_g), sigma)
+        mid, comp = gi.interpolation_fit(0.5 * (a_star + a_g), sigma, "midpoint"), gi.interpolation_fit(0.5 * (a_star + a_g), sigma)
         below += [(f"σ={sigma}: m/α of the component fit", comp["ratio"], 0.25, 0.0),
                   (f"σ={sigma}: KL(midpoint) vs KL(component fit)", mid["kl"], comp["kl"], 0.0)]
         # both stationary (an O(1)-curvature KL is then within ~g² ≪ the KL gap of its local minimum)

@@ -34,10 +34,11 @@ import numpy as np
 from scipy.special import gammaln
 
 from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, register
+from symcheck.evidence import ROUNDING
 from symcheck.groups import MLPPermutation
 from symcheck.models import gelberg as gelberg_eqs
 from symcheck.models.gelberg_interpolation import mode_seeking_threshold
-from symcheck.models.mlp import unpack_mlp
+from symcheck.mlp import unpack_mlp
 
 
 def _check_threshold(rng):
@@ -73,11 +74,10 @@ def _check_eq11(rng):
     worst_printed = max(grid, key=lambda t: _two_r(*t) / gelberg_eqs.eq11_radius(*t))
     ratio_printed = _two_r(*worst_printed) / gelberg_eqs.eq11_radius(*worst_printed)
     ratio_corr = max(_two_r(*t) / gelberg_eqs.eq11_radius_corrected(*t) for t in grid)
-    eps = 64 * np.finfo(float).eps
     di, do, dh = worst_printed
-    return all_of([bound_from_rows([(f"printed, at d_i={di}, d_o={do}, d_h={dh}", ratio_printed, 1.0, eps)],
+    return all_of([bound_from_rows([(f"printed, at d_i={di}, d_o={do}, d_h={dh}", ratio_printed, 1.0, ROUNDING)],
                                    "largest 2R/‖ω‖ = 2D/log(d_h!) over the printed expression vs 1", "lower", strict=True),
-                   bound_from_rows([("corrected, max over the grid", ratio_corr, 1.0, eps)],
+                   bound_from_rows([("corrected, max over the grid", ratio_corr, 1.0, ROUNDING)],
                                    "2R over the corrected bound vs 1")],
                   "grid d_i, d_o ≤ 5, 3 ≤ d_h ≤ 200", corrected=ratio_corr)
 

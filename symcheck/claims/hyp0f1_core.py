@@ -16,6 +16,7 @@ import numpy as np
 from scipy import integrate, special
 
 from symcheck.claims import Claim, evidence_from_rows, register, z_for_alpha
+from symcheck.evidence import ROUNDING
 from symcheck.haar_quadrature import o2_log_integral
 from symcheck.hyp0f1 import asymptotic, expmap
 from symcheck.hyp0f1.api import log_hyp0f1, log_hyp0f1_mc
@@ -345,7 +346,7 @@ def _check_vol_so(rng):
     """log Vol SO(k) (product of sphere areas) vs the quaternion double cover (k = 4) and vs
     Monte Carlo integration of the Jacobian of exp over its injectivity domain (k = 4 … 8)."""
     q = log_vol_so4_quaternion()
-    rows = [("k=4, S3 x S3 double cover", asymptotic.log_vol_so(4), q, 64 * EPS * abs(q))]
+    rows = [("k=4, S3 x S3 double cover", asymptotic.log_vol_so(4), q, ROUNDING * abs(q))]
     n = 200_000
     for k in (4, 5, 6, 8):
         est, se = expmap.log_vol_so_mc(k, n, rng)

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from symcheck.claims import Claim, evidence_from_rows, register
+from symcheck.evidence import ROUNDING
 from symcheck.kl import kl_gaussian, random_spd
 from symcheck.models import louizos as lw
 
@@ -95,7 +96,7 @@ def _tolerance(args, *terms):
     cond = max(np.linalg.cond(U1) * np.linalg.cond(V1), np.linalg.cond(U0) * np.linalg.cond(V0))
     logdets = [abs(np.linalg.slogdet(A)[1]) * max(n, p) for A in (U0, V0, U1, V1)]
     scale = n * p + sum(abs(t) for t in terms) + sum(logdets)
-    return 64 * n * p * EPS * cond * scale
+    return ROUNDING * n * p * cond * scale
 
 
 def _compare(rng, printed_fn, dense_fn, what):
@@ -122,7 +123,7 @@ def _check_vec(rng):
         mv = stats.multivariate_normal(_vec(M0), np.kron(V0, U0)).logpdf(_vec(X))
         n, p = M0.shape
         cond = np.linalg.cond(U0) * np.linalg.cond(V0)
-        tol = 64 * n * p * EPS * cond * (abs(mn) + n * p)
+        tol = ROUNDING * n * p * cond * (abs(mn) + n * p)
         # the other convention (row-major vec, or U ⊗ V) as a contrast shown in the detail
         other = stats.multivariate_normal(_vec(M0), np.kron(U0, V0)).logpdf(_vec(X)) if n > 1 and p > 1 else mn
         rows.append((label, mv, mn, tol))
@@ -164,7 +165,7 @@ def _check_gaussian_kl(rng):
         # rounding: the log-densities at the nodes reach |log N₁| ~ KL + K·log(2π) + |log|S1||,
         # each with relative error ~ K·eps·cond(S1)
         scale = abs(quad) + K * np.log(2 * np.pi) + abs(np.linalg.slogdet(S1)[1]) + abs(np.linalg.slogdet(S0)[1]) + K
-        rows.append((label, printed, quad, 64 * K * EPS * np.linalg.cond(S1) * scale))
+        rows.append((label, printed, quad, ROUNDING * K * np.linalg.cond(S1) * scale))
     return evidence_from_rows(rows, "printed Gaussian KL vs Gauss–Hermite quadrature (4 nodes per dimension, exact "
                                     "for the quadratic integrand)", {"nodes": 4})
 

@@ -15,8 +15,10 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import optimize
 
-from symcheck.claims import EPS, Claim, brent_argmax_tolerance, evidence_from_rows, register
+from symcheck.certify import brent_argmax_tolerance
+from symcheck.claims import EPS, Claim, evidence_from_rows, register
 from symcheck.claims.moore_signflip import _R_GRID, _maximise, _product_error
+from symcheck.evidence import ROUNDING
 from symcheck.models.moore_mf import fit_map, fit_mfvi, map_closed_form, nakajima_threshold, nakajima_vb, sample_problem
 from symcheck.models.moore_scalar import GOLDEN, elbo_meanfield, mfvi_product, ring_radius, scalar_problem
 
@@ -29,7 +31,7 @@ _PROBLEMS = ((20, 20, 4, 1.0), (20, 15, 5, 0.5), (15, 25, 3, 1.5), (40, 40, 20, 
 def _cavi_tolerance(fit, R):
     """Distance bound of a coordinate-ascent fit to its fixed point: twice the geometric tail
     estimate (ρ is estimated from a finite window) plus float64 rounding of the sweep (64·eps·‖R‖)."""
-    return 2 * fit.params["tail_bound"] + 64 * EPS * (1 + np.linalg.norm(R))
+    return 2 * fit.params["tail_bound"] + ROUNDING * (1 + np.linalg.norm(R))
 
 
 # ----- Figs. 1 and 3: the mean-field threshold ---------------------------------------------------
@@ -139,7 +141,7 @@ def _check_map(rng):
         closed = map_closed_form(p)
         fit = fit_map(p, rng)
         gap = _map_objective(fit.mean, p) - _map_objective(closed, p)
-        ftol = 64 * EPS * n * m * _map_objective(closed, p)
+        ftol = ROUNDING * n * m * _map_objective(closed, p)
         kept = int(np.sum(np.linalg.svd(p.R, compute_uv=False) > p.sigma2 / p.gain))
         rows.append((f"{n}×{m}, k={k}, σ_n={s}: F(fit) − F(closed) ({kept}/{k} kept)", min(gap, 0.0), 0.0, ftol))
         dist2 = float(np.sum((fit.mean - closed) ** 2))

@@ -33,6 +33,7 @@ from symcheck.claims import (
     register,
     z_for_alpha,
 )
+from symcheck.evidence import ROUNDING
 from symcheck.gaussian import gaussian_logpdf
 from symcheck.haar import haar_orthogonal
 from symcheck.haar_quadrature import o2_log_integral, o3_log_integral
@@ -90,7 +91,7 @@ def _check_symmetrised_a(rng):
         # quadrature error (adaptive estimate, or |fine − coarse| Euler grid) + the series'
         # rigorous relative truncation bound + float64 rounding of tr B, log ₀F₁ and the
         # log-sum-exp over ~10⁵ nodes (64 eps per unit of the largest term)
-        rounding = 64 * EPS * (1 + abs(np.trace(B)) + float(np.sum(X * X) + np.sum(M * M)) / c)
+        rounding = ROUNDING * (1 + abs(np.trace(B)) + float(np.sum(X * X) + np.sum(M * M)) / c)
         # one tolerance for both forms: the larger of their two error budgets
         rows.append((f"k={k} N={N} c={c}", pr, co, indep, 10 * qerr + max(pr_err, co_err) + rounding))
     return erratum_from_rows(rows, "r_θ with the printed symmetrised A / the corrected B vs −log of the Haar "
@@ -145,7 +146,7 @@ def _check_fg(rng):
     li, ei = o2_log_integral(_log_ratio(X, M, V))
     # two quadratures compared: their relative errors add; rounding of O(N) sums of size |X|²/s
     scale = float(np.sum(X * X / s) + np.sum(M * M / s))
-    tol = 10 * (max(ep, ec) + ei) + 64 * EPS * (1 + scale)  # the larger of the two forms' budgets
+    tol = 10 * (max(ep, ec) + ei) + ROUNDING * (1 + scale)  # the larger of the two forms' budgets
     return erratum_from_rows([(f"Σ = diag{tuple(s.tolist())}, N = 4, k = 2", -lp, -lc, -li, tol)],
                              "r with f·g (printed symmetrised A / corrected B = Σ⁻¹MᵀX) vs quadrature of "
                              "q*(XTᵀ)/q*(X) over both cosets of O(2)", {"sigma_diag": s.tolist(), "N": 4, "k": 2})
@@ -177,7 +178,7 @@ def _check_poster(rng):
     li, ei = o2_log_integral(_log_ratio(X, M, V))
     scale = float(np.sum(X * X / s) + np.sum(M * M / s))
     # quadrature error + the trapezoid route's rigorous 1e-15 relative bound + rounding
-    tol = 10 * ei + 1e-15 + 64 * EPS * (1 + scale)
+    tol = 10 * ei + 1e-15 + ROUNDING * (1 + scale)
     return erratum_from_rows([(f"Σ = diag{tuple(s.tolist())}, N = 4, k = 2", printed, corrected, -li, tol)],
                              "r: poster Tr A − log ₀F₁ / log q* − log q̃ (orthogonal_logpdf, O(2) trapezoid) vs "
                              "adaptive quadrature of the ratio", {"sigma_diag": s.tolist()})
@@ -338,7 +339,7 @@ def _check_invariance(rng):
         moved = orthogonal_logpdf(X @ np.swapaxes(T, -1, -2), M, var, method=method)
         # rounding: SVD / harmonic sums of size (‖X‖² + ‖M‖²)/min var, each O(Nk) operations
         scale = float((np.sum(X * X) + np.sum(M * M)) / np.min(var))
-        tol = 64 * EPS * N * k * (1 + scale + abs(base))
+        tol = ROUNDING * N * k * (1 + scale + abs(base))
         i = int(np.argmax(np.abs(moved - base)))
         label = f"k={k}, N={N}, {'isotropic' if np.ndim(var) == 0 else 'non-isotropic'} ({method})"
         cases.append((label, float(moved[i]), base, tol))
@@ -480,7 +481,7 @@ def _check_nonisotropic_mc(rng):
                 qerr *= 10
             else:
                 ref, qerr = o3_log_integral(lambda T, x=X[i]: gaussian_logpdf(x @ np.swapaxes(T, -1, -2), M, V))
-                qerr = 10 * qerr + 64 * EPS * (1 + abs(ref))
+                qerr = 10 * qerr + ROUNDING * (1 + abs(ref))
             # z·SE, the log-of-mean bias ≈ SE²/2 (bounded by SE²), and the quadrature error
             rows.append((f"k={k}, Σ=diag{tuple(s.tolist())}, point {i}", est[i], ref, z * se[i] + se[i] ** 2 + qerr))
     return evidence_from_rows(rows, f"log q̃ by {n_mc} Haar draws (sign-flip Rao–Blackwellised) vs quadrature of "
@@ -512,7 +513,7 @@ def _check_mixture_forms(rng):
     right = np.array([sum(stats.multivariate_normal(mean=(M @ t)[i], cov=t.T @ np.diag(s) @ t).logpdf(X[i])
                           for i in range(N)) for t in T])  # N(X; MT, TᵀΣT), row by row, dense
     # dense Cholesky of a k×k covariance with condition ≤ max s / min s: error ~ k·eps·cond per row
-    tol = 64 * EPS * N * k * (s.max() / s.min()) * (1 + float(np.max(np.abs(left))))
+    tol = ROUNDING * N * k * (s.max() / s.min()) * (1 + float(np.max(np.abs(left))))
     return evidence_from_rows([(f"Haar T no. {j}", right[j], left[j], tol) for j in range(len(T))],
                               "N(X; MT, TᵀΣT) (dense, row by row) vs N(XTᵀ; M, Σ), N=4, k=3, Σ = diag(0.4, 1, 2.5)")
 

@@ -16,8 +16,16 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import ndtr
 
-from symcheck.claims import (FALSE_FAILURE_ALPHA, Claim, all_of, bound_from_rows, evidence_from_rows, minimiser_radius,
-                             register, z_for_alpha)
+from symcheck.certify import minimiser_radius
+from symcheck.claims import (
+    FALSE_FAILURE_ALPHA,
+    Claim,
+    all_of,
+    bound_from_rows,
+    evidence_from_rows,
+    register,
+    z_for_alpha,
+)
 from symcheck.groups import SignFlip
 from symcheck.models.moore_scalar import (bayes_predictive_mean, elbo_meanfield, elbo_symmetrized, log_evidence,
                                           log_joint, map_predictive_mean)
@@ -39,7 +47,7 @@ def _maximise(f, r):
 
     Returns (value, x, radius, excess): the optimum found, a bound on its distance to the true
     maximiser and on max − value, both from the gradient and Hessian there
-    (:func:`symcheck.claims.minimiser_radius`, scale 1 for means and log-variances).
+    (:func:`symcheck.certify.minimiser_radius`, scale 1 for means and log-variances).
     """
     best = None
     for start in ((0.1, 0.1, -1, -1), (1, 1, -1, -1), (2, 1.5, -2, -2)):

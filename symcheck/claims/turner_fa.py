@@ -29,17 +29,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, stats
 
-from symcheck.claims import (
-    Claim,
-    all_of,
-    bound_from_rows,
-    erratum_from_rows,
-    evidence_from_rows,
-    numerical_mean_field,
-    register,
-)
+from symcheck.certify import numerical_mean_field
+from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
+from symcheck.evidence import ROUNDING
 from symcheck.kl import optimal_factored_gaussian
 from symcheck.models import turner_fa as fa
+from symcheck.models.turner_fa import W_BOUNDS
 
 EPS = np.finfo(float).eps
 SOURCE = "Turner, Berkes & Sahani, Sec. 3.2"
@@ -126,7 +121,7 @@ def _check_eq45(rng):
         m = fa.eq45_posterior_mean(y, *p)
         P = fa.eq46_posterior_precision(*p)
         scale = np.max(np.abs(S)) * np.max(np.abs(y)) * max(abs(p[0]), abs(p[1])) * 2 / p[4] + np.max(np.abs(m_dense))
-        rows.append((label, float(np.max(np.abs(m - m_dense))), 0.0, 64 * EPS * (condY + np.linalg.cond(P)) * scale))
+        rows.append((label, float(np.max(np.abs(m - m_dense))), 0.0, ROUNDING * (condY + np.linalg.cond(P)) * scale))
     return evidence_from_rows(rows, "max |μ_{x|y}(45) − μ(dense least-squares route)|")
 
 
@@ -146,10 +141,10 @@ def _check_eq47(rng):
         v = fa.eq47_factor_variances(p[0], p[1], p[4])
         rel = float(np.max(np.abs(v / var - 1)))
         C, condY = _dense(p)
-        rows.append((label, rel, 0.0, 64 * EPS * (condY + np.linalg.cond(S))))
+        rows.append((label, rel, 0.0, ROUNDING * (condY + np.linalg.cond(S))))
     # direct numerical minimisation of the dense KL over the mean-field family at one case: the
     # numerical log-variances lie within r of the optimum, r from the gradient and Hessian of the
-    # KL at the numerical optimum itself (symcheck.claims.minimiser_radius), so the relative
+    # KL at the numerical optimum itself (symcheck.certify.minimiser_radius), so the relative
     # variance error is ≤ expm1(r); an unresolved optimum gives r = NaN and fails the row.
     p = _cases(rng)[0][1]
     _, S = fa.fa_posterior(np.zeros(2), *p)
@@ -179,7 +174,7 @@ def _check_eq49(rng):
             [stats.multivariate_normal(W @ xi, p[4] * np.eye(2)).logpdf(yi) for xi, yi in zip(x, y)])
         lit = fa.eq49_log_joint(x, y, *p)
         size = float(np.max(np.abs(direct))) + 4 + np.max(np.abs(y)) ** 2 / p[4]
-        rows.append((label, float(np.max(np.abs(lit - direct))), 0.0, 64 * EPS * size))
+        rows.append((label, float(np.max(np.abs(lit - direct))), 0.0, ROUNDING * size))
     return evidence_from_rows(rows, "log joint (49) vs log N(x; 0, I) + log N(y; Wx, σ_y² I) (scipy)")
 
 
@@ -205,7 +200,7 @@ def _kl_tol(p):
     # optimal_factored_gaussian) add eps·cond(Σ); d = 2 terms of each: 64·eps·(sum)·4
     _, condY = _dense(p)
     _, S = fa.fa_posterior(np.zeros(2), *p)
-    return 64 * EPS * (condY + np.linalg.cond(S)) * 4
+    return ROUNDING * (condY + np.linalg.cond(S)) * 4
 
 
 def _check_eq48(rng):
@@ -244,7 +239,7 @@ def _check_limit_small_noise(rng):
     # the qualitative statements that survive the factor: 0 at Δθ = π/2, unbounded as Δθ → 0
     k_orth = _kl_dense((1.0, 1.0, 0.0, np.pi / 2, s))
     ks = [_kl_dense((1.0, 1.0, 0.0, d, s)) for d in (1e-1, 1e-2, 1e-3)]
-    orth = evidence_from_rows([("Δθ = π/2", k_orth, 0.0, 64 * EPS)], "KL at orthogonal weights vs 0")
+    orth = evidence_from_rows([("Δθ = π/2", k_orth, 0.0, ROUNDING)], "KL at orthogonal weights vs 0")
     grows = bound_from_rows([(f"KL(Δθ = {b:g}) − KL(Δθ = {a:g})", kb - ka, 0.0, 0.0)
                              for (a, ka), (b, kb) in zip(zip((1e-1, 1e-2), ks), zip((1e-2, 1e-3), ks[1:]))],
                             "KL grows as the weights align", side="lower", strict=True)
@@ -277,7 +272,7 @@ def _check_limit_large_w2(rng):
         rows.append((f"sigma_y2 = {sy2}", printed, corrected, _kl_dense(p), tol))
     ev = erratum_from_rows(rows, f"dense mean-field KL at w1 = 1, Δθ = π/4, w2 = {W:g} vs the stated limit")
     k0 = _kl_dense((1.0, 0.0, np.pi / 4, 0.0, 0.43))
-    zero = evidence_from_rows([("w2 = 0, σ_y² = 0.43", k0, 0.0, 64 * EPS)], "KL with the second weight off vs 0")
+    zero = evidence_from_rows([("w2 = 0, σ_y² = 0.43", k0, 0.0, ROUNDING)], "KL with the second weight off vs 0")
     return all_of([ev, zero], "the stated limit, and the KL at w2 = 0", corrected=ev.corrected)
 
 
@@ -444,7 +439,7 @@ def _check_zero_temperature_theta2(rng):
         diff = np.array([fa.fa_objective("free_energy", S, 1, 1, 0, t, sy2) - fa.fa_objective("zero_temperature", S, 1, 1, 0, t, sy2)
                          for t in grid])
         conds = [np.linalg.cond(fa.fa_joint_covariance(1, 1, 0, t, sy2)) for t in grid]
-        tol_c = 64 * EPS * max(conds) * (np.max(np.abs(diff)) + 10)
+        tol_c = ROUNDING * max(conds) * (np.max(np.abs(diff)) + 10)
         const.append((f"σ_y²={sy2}: spread of F − Z over a θ2 grid", np.ptp(diff), 0.0, tol_c))
         vf, tf = fa.fa_learn_with_tolerance("free_energy", "theta2", p, fa.THETA2_BOUNDS)
         vz, tz = fa.fa_learn_with_tolerance("zero_temperature", "theta2", p, fa.THETA2_BOUNDS)
@@ -469,8 +464,6 @@ register(Claim(
     corrected_form="F(θ2) − E log p(x̂, y) is independent of θ2 when w1, w2 are fixed: the two biases are identical.",
 ))
 
-
-W_BOUNDS = (0.0, 3.0)
 
 
 def _check_fig6(rng):
@@ -518,7 +511,7 @@ def _check_zero_temperature_w2(rng):
     S = fa.fa_joint_covariance(**p)[2:, 2:]
     grid = np.array([0.5, 1.0, 3.0, 10.0, 30.0, 100.0])
     z = np.array([fa.fa_objective("zero_temperature", S, 1.0, w, 0.0, np.pi / 4, 0.43) for w in grid])
-    tols = np.array([64 * EPS * np.linalg.cond(fa.fa_joint_covariance(1.0, w, 0.0, np.pi / 4, 0.43)) * (abs(v) + 10)
+    tols = np.array([ROUNDING * np.linalg.cond(fa.fa_joint_covariance(1.0, w, 0.0, np.pi / 4, 0.43)) * (abs(v) + 10)
                      for w, v in zip(grid, z)])
     increasing = bound_from_rows(_steps([f"w2={w:g}" for w in grid], z, tols), "E log p(x̂, y) increasing in w2",
                                  strict=True)

@@ -19,10 +19,10 @@ form) and compared with a brute-force route:
 
 Tolerances
 ----------
-KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (:func:`symcheck.claims.gaussian_kl_tolerance`).
+KL values: float64, 64·K·eps·cond(Σ)·(scale of the terms) (:func:`symcheck.certify.gaussian_kl_tolerance`).
 Minimisers: a numerical minimiser x_num lies within r_b of the true minimiser in each block b
 of coordinates, with r_b from the gradient and Hessian of the objective at x_num itself
-(:func:`symcheck.claims.minimiser_radius`: central differences, no formula under test and no
+(:func:`symcheck.certify.minimiser_radius`: central differences, no formula under test and no
 reference point). A minimiser claim holds when the printed point lies within r_b of x_num and
 its objective is not above f(x_num) by more than the rounding of f.
 """
@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
+from symcheck.certify import gaussian_kl_tolerance, minimiser_radius, numerical_mean_field
 from symcheck.claims import (
     FALSE_FAILURE_ALPHA,
     Claim,
@@ -39,12 +40,10 @@ from symcheck.claims import (
     bound_from_rows,
     erratum_from_rows,
     evidence_from_rows,
-    gaussian_kl_tolerance,
-    minimiser_radius,
-    numerical_mean_field,
     register,
     z_for_alpha,
 )
+from symcheck.evidence import ROUNDING
 from symcheck.kl import kl_gaussian, random_spd
 from symcheck.models import turner_factored as tbs
 from symcheck.models.turner_compact import (
@@ -135,7 +134,7 @@ def _binary_minimise(delta):
 
 def _binary_tol(delta):
     # 4 states, each term q·(log q − log p) with |log p| <= |log(Δ/2)|: 64·eps per operation
-    return 64 * 4 * EPS * (1.0 + abs(np.log(0.5 * delta)) + np.log(2.0))
+    return ROUNDING * 4 * (1.0 + abs(np.log(0.5 * delta)) + np.log(2.0))
 
 
 def _eq17_solution(delta):
@@ -344,7 +343,7 @@ def _check_eq7(rng):
     for s2, lam in _AR1_CASES:
         pv = tbs.eq7_stationary_variance(s2, lam)
         lv = ar1_stationary_variance(s2, lam)
-        tol = 64 * EPS * lv / (1 - lam * lam)  # Lyapunov solve: relative error ~ eps·cond, cond = 1/(1−λ²)
+        tol = ROUNDING * lv / (1 - lam * lam)  # Lyapunov solve: relative error ~ eps·cond, cond = 1/(1−λ²)
         rows.append((f"σ²={s2:g}, λ={lam!r}", pv, lv, tol))
     return evidence_from_rows(rows, "σ²/(1−λ²) (eq. (7)) vs the Lyapunov solution of the model")
 
@@ -366,8 +365,8 @@ def _check_eq10(rng):
         # entrywise relative errors, both routes O(eps·cond) (stationary variance, 1/(1−λ²))
         eP = np.max(np.abs(P_lit - P_mod)) / np.max(np.abs(P_mod))
         eS = np.max(np.abs(S_lit - S_mod)) / np.max(np.abs(S_mod))
-        rows.append((f"σ²={s2:g}, λ={lam!r} (precision)", eP, 0.0, 64 * EPS * cond))
-        rows.append((f"σ²={s2:g}, λ={lam!r} (covariance)", eS, 0.0, 64 * EPS * cond))
+        rows.append((f"σ²={s2:g}, λ={lam!r} (precision)", eP, 0.0, ROUNDING * cond))
+        rows.append((f"σ²={s2:g}, λ={lam!r} (covariance)", eS, 0.0, ROUNDING * cond))
     return evidence_from_rows(rows, "largest entrywise relative error of eq. (10) against the model (propagated "
                                     "covariance, quadratic forms of the log density); tol 64·eps·(1+|λ|)/(1−|λ|)")
 
@@ -386,7 +385,7 @@ def _check_ar1_axes(rng):
     for s2, lam in _AR1_CASES:
         S_lit = tbs.eq4_covariance(*tbs.sec21_axis_variances(s2, lam))
         S_mod = ar1_joint_covariance(s2, lam)
-        tol = 64 * EPS * (1 + abs(lam)) / (1 - abs(lam))
+        tol = ROUNDING * (1 + abs(lam)) / (1 - abs(lam))
         e = np.max(np.abs(S_lit - S_mod)) / np.max(np.abs(S_mod))
         rows.append((f"σ²={s2:g}, λ={lam!r}", e, 0.0, tol))
     return evidence_from_rows(rows, "largest entrywise relative error of eq. (4) with σ₁² = σ²/(1−λ), σ₂² = σ²/(1+λ) "
@@ -425,7 +424,7 @@ def _check_variance_ratio(rng):
         _, v, _, r_s, *_ = _mean_field_fit(rng, mean, cov, np.zeros(2), np.full(2, tbs.eq11_variance(s2, lam)))
         ratio_num = float(v[1]) / cov[1, 1]  # numerical q variance over the true marginal (model) variance
         printed = tbs.sec21_variance_ratio(lam)
-        tol = ratio_num * float(np.expm1(r_s)) + 64 * EPS * printed
+        tol = ratio_num * float(np.expm1(r_s)) + ROUNDING * printed
         rows.append((label, printed, ratio_num, tol))
     return evidence_from_rows(rows, "1−λ² vs the numerical factored variance over the model's marginal variance")
 
@@ -451,7 +450,7 @@ def _check_slow_limit(rng):
         rel = abs(ratio / (2 * delta) - 1)
         # exact deviation Δ/2, plus the minimiser's relative error expm1(r_s) and the Lyapunov
         # rounding of the marginal variance, 64·eps/(1 − λ²)
-        tol = delta / 2 + float(np.expm1(r_s)) + 64 * EPS / (1 - lam * lam)
+        tol = delta / 2 + float(np.expm1(r_s)) + ROUNDING / (1 - lam * lam)
         rows.append((f"Δ={delta:g}", ratio / (2 * delta), 1.0, tol, rel))
     ev = evidence_from_rows([r[:4] for r in rows], "λ = 1 − Δ: numerical variance ratio / 2Δ vs 1, within Δ/2 + "
                                                    "minimiser radius")

@@ -4,7 +4,7 @@ are checked in :mod:`symcheck.claims.turner_lds`, :mod:`symcheck.claims.turner_f
 
 Fig. 5: zero-temperature EM learning θ₂ (θ₁ = 0, w₁ = w₂ = 1, infinite data) on a grid of true
 θ₂ and σ_y², against the mean-field free energy with the correct KL; maximisers by bounded Brent,
-accuracy by :func:`symcheck.claims.brent_argmax_tolerance` (through
+accuracy by :func:`symcheck.certify.brent_argmax_tolerance` (through
 :func:`symcheck.models.turner_fa.fa_learn_with_tolerance`).
 
 Fig. 8: the ICA model of Sec. 3.3 with one observation of two sparse sources. The exact posterior
@@ -15,31 +15,15 @@ of the updates (63), (65) (:func:`symcheck.models.turner_ica.ica_variational_fit
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import stats
 
 from symcheck.claims import Claim, all_of, bound_from_rows, evidence_from_rows, register
-from symcheck.models import turner_fa as fa
 from symcheck.models import turner_ica as ica
+from symcheck.models.turner_fa import FIG5_SIGMA_Y2, FIG5_THETA2, fig5_biases
+from symcheck.models.turner_ica import FIG8, posterior_modes
 
 SOURCE = "Turner, Berkes & Sahani"
-
-FIG5_THETA2 = (np.pi / 16, np.pi / 8, np.pi / 4, 3 * np.pi / 8)
-FIG5_SIGMA_Y2 = (0.03, 0.1, 0.3, 1.0, 3.0)
-
-
-def fig5_biases(theta2=FIG5_THETA2, sigma_y2=FIG5_SIGMA_Y2):
-    """Learned θ₂ − true θ₂ for zero-temperature EM and the free energy, with accuracies; rows (θ₂, σ_y², bz, bf, tol)."""
-    rows = []
-    for t2, sy2 in itertools.product(theta2, sigma_y2):
-        p = fa.fa_true_params(t2, sy2)
-        vz, tz = fa.fa_learn_with_tolerance("zero_temperature", "theta2", p, fa.THETA2_BOUNDS)
-        vf, tf = fa.fa_learn_with_tolerance("free_energy", "theta2", p, fa.THETA2_BOUNDS)
-        rows.append((t2, sy2, vz - t2, vf - t2, tz + tf))
-    return rows
-
 
 def _check_fig5(rng):
     rows = fig5_biases()
@@ -68,35 +52,6 @@ register(Claim(
 
 
 # ----- Fig. 8 -----------------------------------------------------------------------------------
-
-FIG8 = {"sigma2": 0.1, "sigma_y2": 0.05, "y": 2.0}
-
-
-def ica_posterior_logpdf(x, y, sigma2, sigma_y2):
-    """log p(x | y) of the ICA model by enumerating the four switch states (``x`` has last axis 2)."""
-    x = np.asarray(x, dtype=float)
-    terms = np.stack([ica.ica_log_joint(x, s, y, sigma2, sigma_y2) for s in ica.SWITCH_STATES], axis=-1)
-    return special.logsumexp(terms, axis=-1) - float(ica.ica_log_evidence(y, sigma2, sigma_y2))
-
-
-def posterior_modes(y, sigma2, sigma_y2, half_width=4.0, n=201):
-    """Local maxima of p(x | y): grid points above their 8 neighbours, refined by Nelder–Mead."""
-    g = np.linspace(-half_width, half_width, n)
-    X = np.stack(np.meshgrid(g, g, indexing="ij"), axis=-1)
-    lp = ica_posterior_logpdf(X, y, sigma2, sigma_y2)
-    inner = lp[1:-1, 1:-1]
-    is_max = np.ones_like(inner, dtype=bool)
-    for di, dj in itertools.product((-1, 0, 1), repeat=2):
-        if di or dj:
-            is_max &= inner > lp[1 + di:n - 1 + di, 1 + dj:n - 1 + dj]
-    modes = []
-    for i, j in zip(*np.nonzero(is_max)):
-        res = optimize.minimize(lambda z: -ica_posterior_logpdf(z, y, sigma2, sigma_y2), X[i + 1, j + 1],
-                                method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14})
-        if not any(np.linalg.norm(res.x - m) < 1e-6 for m in modes):
-            modes.append(res.x)
-    return modes
-
 
 def _check_fig8(rng):
     p = FIG8

@@ -10,8 +10,9 @@ with ``mpmath.diff`` at 30 digits.
 Parameter cases: random ``σ² ∈ (0, 2)`` plus the edges ``σ² → 0`` (1e-4), ``σ² → 2`` (2 − 1e-4),
 ``σ² = 1`` (Gaussian sources, γ = 0) and ``σ_y² → 0`` (1e-6).
 
-Tolerances: float64 sums of O(10) terms get 64·eps times the total size of the terms;
-2×2 solves add the condition number; ``quad`` contributes its own error estimate.
+Tolerances: float64 sums of O(10) terms get `ROUNDING` (64·eps, derived in `symcheck.evidence`)
+times the total size of the terms; 2×2 solves add the condition number; ``quad`` contributes its
+own error estimate.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
+from symcheck.evidence import ROUNDING
 from symcheck.models import turner_ica as ica
 
 EPS = np.finfo(float).eps
@@ -75,7 +77,7 @@ def _check_eq53(rng):
     rows = []
     for s2 in SIGMA2_GRID:
         m2, e2 = _moment(2, s2)
-        rows.append((f"sigma2 = {s2}", ica.eq53_variance(s2), m2, 10 * e2 + 64 * EPS))
+        rows.append((f"sigma2 = {s2}", ica.eq53_variance(s2), m2, 10 * e2 + ROUNDING))
     return evidence_from_rows(rows, "⟨x²⟩ (53) vs quad over the two-component source density")
 
 
@@ -93,7 +95,7 @@ def _check_eq55(rng):
         m2, e2 = _moment(2, s2)
         m4, e4 = _moment(4, s2)
         kurt = m4 / m2**2 - 3
-        tol = 10 * (e4 / m2**2 + 2 * m4 * e2 / m2**3) + 64 * EPS * 10
+        tol = 10 * (e4 / m2**2 + 2 * m4 * e2 / m2**3) + ROUNDING * 10
         rows.append((f"sigma2 = {s2}, left side", ica.eq55_excess_kurtosis_moments(s2), kurt, tol))
         rows.append((f"sigma2 = {s2}, right side", ica.eq55_excess_kurtosis(s2), kurt, tol))
     return evidence_from_rows(rows, "excess kurtosis (54)–(55), both printed sides, vs ⟨x⁴⟩/⟨x²⟩² − 3 by quad")
@@ -121,7 +123,7 @@ def _check_eq56(rng):
         direct = ica.ica_log_joint(x, s, y, s2, sy2)
         g = abs(ica.eq56_gamma(s2))
         size = np.max(np.sum(x**2, axis=1) * (2 * g + 1 / s2 + 1 / (2 - s2) + 2 / sy2) + (y**2 + 2 * abs(y) * np.abs(x).sum(1)) / sy2) + 10
-        rows.append((label, float(np.max(np.abs(lit - direct))), 0.0, 64 * EPS * size))
+        rows.append((label, float(np.max(np.abs(lit - direct))), 0.0, ROUNDING * size))
     return evidence_from_rows(rows, "log joint (56) vs sum of log densities (50)–(52), all four switch states")
 
 
@@ -151,9 +153,9 @@ def _check_eq58(rng):
             kappa = np.linalg.cond(P) + C[2, 2] / np.min(np.diag(cov))
             lit = np.max(np.abs(Cp)) ** 2 * (2 * abs(ica.eq56_gamma(s2)) + 1 / s2 + 1 / sy2)
             rows.append((f"{label}, s = {s.astype(int)}: covariance", float(np.max(np.abs(Cp - cov))), 0.0,
-                         64 * EPS * (kappa * np.max(np.abs(C)) + lit)))
+                         ROUNDING * (kappa * np.max(np.abs(C)) + lit)))
             rows.append((f"{label}, s = {s.astype(int)}: mean", float(np.max(np.abs(m - mean))), 0.0,
-                         64 * EPS * (kappa * (abs(y) + np.max(np.abs(mean))) + lit * 2 * abs(y) / sy2)))
+                         ROUNDING * (kappa * (abs(y) + np.max(np.abs(mean))) + lit * 2 * abs(y) / sy2)))
     return evidence_from_rows(rows, "component posterior (58) vs conditioning the dense Gaussian of [x1, x2, y] given s")
 
 
@@ -175,7 +177,7 @@ def _log_pi_tilde_tol(ys, s2, sy2):
     for s in ica.SWITCH_STATES:
         P, _, m = ica.eq58_component(s, ys, s2, sy2)
         quad = 0.5 * np.einsum("...i,ij,...j->...", m, P, m)
-        tol = max(tol, 64 * EPS * np.linalg.cond(P) * (float(np.max(np.abs(quad))) + np.max(ys**2) / sy2 + 10))
+        tol = max(tol, ROUNDING * np.linalg.cond(P) * (float(np.max(np.abs(quad))) + np.max(ys**2) / sy2 + 10))
     return tol
 
 
@@ -246,8 +248,8 @@ def _check_eq63(rng):
         mu_fit = Sig_fit @ coef[3:5]
         # least squares: relative error ~ eps·cond(D)·(|f| / |residual scale|); then an inverse with cond(Λ)
         kappa = np.linalg.cond(D) * np.max(np.abs(f)) / max(np.min(np.abs(coef[:2])) * np.min(np.sum(X**2, 1)), EPS) + np.linalg.cond(Lam)
-        rows.append((f"{label}: covariance", float(np.max(np.abs(Sig - Sig_fit))), 0.0, 64 * EPS * kappa * np.max(np.abs(Sig))))
-        rows.append((f"{label}: mean", float(np.max(np.abs(mu - mu_fit))), 0.0, 64 * EPS * kappa * (np.max(np.abs(mu)) + 1)))
+        rows.append((f"{label}: covariance", float(np.max(np.abs(Sig - Sig_fit))), 0.0, ROUNDING * kappa * np.max(np.abs(Sig))))
+        rows.append((f"{label}: mean", float(np.max(np.abs(mu - mu_fit))), 0.0, ROUNDING * kappa * (np.max(np.abs(mu)) + 1)))
     ev = evidence_from_rows(rows, "q(x) of (63) vs least-squares fit of the quadratic ⟨log p(x,s,y)⟩_{q(s)} (direct densities)")
     # and it maximises the free energy over Gaussians q(x) for that q(s) (quadrature, no closed form):
     # random perturbations of the mean and Cholesky factor never increase it
@@ -262,7 +264,7 @@ def _check_eq63(rng):
         dL = np.tril(rng.normal(size=(2, 2))) * 1e-2 * np.max(np.abs(L))
         F1 = ica.ica_free_energy_quadrature(q, mu + rng.normal(size=2) * 1e-2, (L + dL) @ (L + dL).T, y, s2, sy2)
         worst = max(worst, F1 - F0)
-    optimal = bound_from_rows([("20 random perturbations of mean and Cholesky factor", worst, 0.0, 64 * EPS * (abs(F0) + 10))],
+    optimal = bound_from_rows([("20 random perturbations of mean and Cholesky factor", worst, 0.0, ROUNDING * (abs(F0) + 10))],
                               "max F(perturbed q(x)) − F(q(x) of (63)) (quadrature) vs 0", side="upper")
     return all_of([ev, optimal], "q(x) of (63): the fit of the quadratic, and optimality")
 
@@ -287,7 +289,7 @@ def _check_eq65(rng):
         ex2 = np.diag(Sig) + mu**2
         q_lit = ica.eq65_q_s(ex2, s2)
         size = np.max(np.abs(e)) + 10
-        rows.append((label, float(np.max(np.abs(q_lit - q_ref))), 0.0, 64 * EPS * size))
+        rows.append((label, float(np.max(np.abs(q_lit - q_ref))), 0.0, ROUNDING * size))
     return evidence_from_rows(rows, "q(s) table (65) vs normalised exp of Gauss–Hermite E_q(x) log p(x, s, y) (direct)")
 
 
@@ -306,7 +308,7 @@ def _check_eq65_factorises(rng):
         q = ica.eq65_q_s(np.diag(Sig) + mu**2, s2)
         # rank one  <=>  q00 q11 = q01 q10  <=>  q = outer(q(s1), q(s2))
         outer = np.outer(q.sum(1), q.sum(0))
-        rows.append((label, float(np.max(np.abs(q - outer))), 0.0, 64 * EPS))
+        rows.append((label, float(np.max(np.abs(q - outer))), 0.0, ROUNDING))
     return evidence_from_rows(rows, "max |q(s1, s2) − q(s1) q(s2)| for the table (65)")
 
 
@@ -327,7 +329,7 @@ def _check_eq66(rng):
         g = abs(ica.eq56_gamma(s2))
         ex2 = np.max(np.diag(Sig) + mu**2)
         size = ex2 * (2 * g + 1 / s2 + 1 / (2 - s2) + 2 / sy2) + (y**2 + 2 * abs(y) * np.max(np.abs(mu))) / sy2 + 20
-        rows.append((label, lit, quad, 64 * EPS * size * 10))  # ~10 terms, each at most `size`
+        rows.append((label, lit, quad, ROUNDING * size * 10))  # ~10 terms, each at most `size`
     ev = evidence_from_rows(rows, "free energy (66)–(69) (⟨s_k⟩ read for s_k in (67)) vs Gauss–Hermite of log p − log q (direct)")
     # consequences: F ≤ log p(y) always, with equality at σ² = 1 (Gaussian sources) after the updates
     s2, sy2, y = 0.4, 0.3, 1.1
@@ -337,7 +339,7 @@ def _check_eq66(rng):
     gap1 = float(ica.ica_log_evidence(y, 1.0, sy2) - fit1["free_energy"])
     below = bound_from_rows([("σ² = 0.4, fixed point from (0.9, 0.2)", gap, 0.0, 0.0)],
                             "log p(y) − F at a fixed point vs 0", side="lower", strict=True)
-    exact = evidence_from_rows([("σ² = 1 (Gaussian sources)", gap1, 0.0, 64 * EPS * 20)],
+    exact = evidence_from_rows([("σ² = 1 (Gaussian sources)", gap1, 0.0, ROUNDING * 20)],
                                "log p(y) − F at the fixed point vs 0 (exact)")
     return all_of([ev, below, exact], "free energy (66)–(69), F < log p(y), equality at σ² = 1")
 
@@ -362,7 +364,7 @@ def _check_eq67(rng):
         g = abs(ica.eq56_gamma(s2))
         ex2 = np.max(np.diag(Sig) + mu**2)
         size = ex2 * (2 * g + 1 / s2 + 1 / (2 - s2) + 2 / sy2) + (y**2 + 2 * abs(y) * np.max(np.abs(mu))) / sy2 + 20
-        rows.append((label, lit, ref, 64 * EPS * size * 10))  # ~10 terms, each at most `size`
+        rows.append((label, lit, ref, ROUNDING * size * 10))  # ~10 terms, each at most `size`
     return evidence_from_rows(rows, "average log joint (67), s_k read as ⟨s_k⟩, vs Σ_s q(s) E_q(x) log p(x, s, y) by Gauss–Hermite")
 
 
@@ -380,8 +382,8 @@ def _check_eq68_69(rng):
     for label, (s2, sy2, y) in _cases(rng):
         q, mu, Sig = _random_q(rng, s2, sy2, y)
         rows.append((f"{label}: H(q(x))", float(ica.eq68_entropy_x(Sig)), float(stats.multivariate_normal(mu, Sig).entropy()),
-                     64 * EPS * (np.linalg.cond(Sig) + 10)))
-        rows.append((f"{label}: H(q(s))", float(ica.eq69_entropy_s(q)), float(stats.entropy(q.reshape(-1))), 64 * EPS * 4))
+                     ROUNDING * (np.linalg.cond(Sig) + 10)))
+        rows.append((f"{label}: H(q(s))", float(ica.eq69_entropy_s(q)), float(stats.entropy(q.reshape(-1))), ROUNDING * 4))
     return evidence_from_rows(rows, "entropies (68), (69) vs scipy.stats")
 
 
@@ -445,7 +447,7 @@ def _check_eq70(rng):
             printed = float(ica.eq70_gradient(Es, Ex2, s2, dgamma=ica.eq71_dgamma_corrected))
             corrected = float(ica.eq70_gradient_corrected(Es, Ex2, s2))
             size = 2 / s2 + 4 / (s2 * (2 - s2)) + np.sum(Ex2) * (2 * ica.eq71_dgamma(s2) + 1 / s2**2)
-            rows.append((label, printed, corrected, ref, 64 * EPS * size))
+            rows.append((label, printed, corrected, ref, ROUNDING * size))
     ev = erratum_from_rows(rows, "2 d⟨log p⟩/dσ²: (70) printed / corrected vs mpmath.diff of the average log joint (generative densities)")
     s2 = 0.6
     both_printed = float(ica.eq70_gradient(np.array([0.85, 0.1]), np.array([1.0, 0.5]), s2))
@@ -481,7 +483,7 @@ def _check_fig9(rng):
     iL, iF = int(np.argmax(L)), int(np.argmax(F))
     # quadrature error of the y-expectation: compare 30 and 40 nodes at the two peaks
     L40, F40 = ica.ica_expected_objectives(grid[[iL, -1]], sigma2_true, sigma_y2, n_nodes=40)
-    qerr = float(max(abs(L40[0] - L[iL]), abs(F40[1] - F[-1]))) + 64 * EPS * 10
+    qerr = float(max(abs(L40[0] - L[iL]), abs(F40[1] - F[-1]))) + ROUNDING * 10
     gap_L = float(L[iL] - np.max(np.delete(L, iL)))
     gap_F = float(F[iF] - np.max(np.delete(F, iF)))
     parts = [

@@ -12,7 +12,7 @@ Parameter cases: random draws plus the edges λ → ±1 (1 − λ = 1e-6), σ_y�
 
 Tolerances (float64): a quantity obtained through a solve or a log-determinant of a
 matrix with condition number κ carries a relative error of order eps·κ; the comparisons
-allow 64·eps times the sum of the condition numbers involved times the size of the
+allow `ROUNDING` (64·eps, derived in `symcheck.evidence`) times the sum of the condition numbers involved times the size of the
 terms (stated per claim). Brent's argmax is accurate to ``sqrt(2·eps·|Q|/|Q''|)`` (the
 objective cannot resolve closer points) plus its ``xatol``.
 """
@@ -24,25 +24,15 @@ from dataclasses import replace
 import numpy as np
 from scipy import optimize
 
-from symcheck.claims import (
-    Claim,
-    all_of,
-    bound_from_rows,
-    brent_argmax_tolerance,
-    erratum_from_rows,
-    evidence_from_rows,
-    numerical_mean_field,
-    register,
-)
+from symcheck.certify import brent_argmax_tolerance, numerical_mean_field
+from symcheck.claims import Claim, all_of, bound_from_rows, erratum_from_rows, evidence_from_rows, register
+from symcheck.evidence import ROUNDING
 from symcheck.kl import kl_gaussian, optimal_factored_gaussian
 from symcheck.models import turner_lds as lds
+from symcheck.models.turner_lds import FIG2, FIG2_BOUNDS
 
 EPS = np.finfo(float).eps
 SOURCE = "Turner, Berkes & Sahani, Sec. 3.1"
-
-#: Fig. 2 of the paper: λ = 0.9, σ_x² = 1 − λ² = 0.19, σ_y² = 0.43.
-FIG2 = (0.9, 0.19, 0.43)
-
 
 def _cases(rng):
     """(label, (λ, σ_x², σ_y²)): random draws and the edges of the domain."""
@@ -97,7 +87,7 @@ def _check_eq24(rng):
         cond = np.linalg.cond(lds.lds_joint_covariance(*p)[4:, 4:])
         # N terms, each a log-determinant plus a quadratic form through a solve with Σ_Y:
         # error <= 64·eps·cond(Σ_Y)·Σ|terms|, bounded by 64·eps·cond·(|a| + 2N)
-        rows.append((label, a, b, 64 * EPS * cond * (abs(a) + 2 * Y.shape[0])))
+        rows.append((label, a, b, ROUNDING * cond * (abs(a) + 2 * Y.shape[0])))
     return evidence_from_rows(rows, "log-likelihood (24) vs scipy multivariate_normal of the dense marginal, N = 5")
 
 
@@ -121,7 +111,7 @@ def _check_eq25(rng):
         lam, sx2, sy2 = p
         # each side sums O(10) terms as large as |x|²/σ² : 64·eps times their total size
         size = float(np.sum((X**2).sum(1) * (1 / sx2 + 2 / sy2) + (Y**2).sum(1) / sy2 + np.abs(X).sum(1) * np.abs(Y).sum(1) / sy2))
-        rows.append((label, d_printed, d_direct, 64 * EPS * size))
+        rows.append((label, d_printed, d_direct, ROUNDING * size))
     return evidence_from_rows(rows, "difference of the log joint between two random (x, y): exponent (25) vs sum of log N factors")
 
 
@@ -140,13 +130,13 @@ def _check_eq27(rng):
         S, condS, condY, C = _posterior_scales(p)
         P = lds.eq27_posterior_precision(*p)
         # Σ from conditioning: absolute error ~ eps·cond(Σ_Y)·‖C‖; inv(P) adds eps·cond(P)·‖Σ‖
-        tol = 64 * EPS * (condY * np.max(np.abs(C)) + np.linalg.cond(P) * np.max(np.abs(S)))
+        tol = ROUNDING * (condY * np.max(np.abs(C)) + np.linalg.cond(P) * np.max(np.abs(S)))
         rows.append((f"{label}: covariance", float(np.max(np.abs(np.linalg.inv(P) - S))), 0.0, tol))
         y = rng.normal(size=(3, 2)) * np.sqrt(np.diag(C[4:, 4:]))
         m_dense, _ = lds.lds_posterior(y, *p)
         m_print = lds.eq27_posterior_mean(y, *p)
         b = np.max(np.abs(y)) / p[2]
-        tol_m = 64 * EPS * (condY + np.linalg.cond(P)) * max(np.max(np.abs(S)) * b * 4, np.max(np.abs(m_dense)))
+        tol_m = ROUNDING * (condY + np.linalg.cond(P)) * max(np.max(np.abs(S)) * b * 4, np.max(np.abs(m_dense)))
         rows.append((f"{label}: mean", float(np.max(np.abs(m_print - m_dense))), 0.0, tol_m))
     return evidence_from_rows(rows, "posterior covariance inv(27) and mean (27) vs Gaussian conditioning of the dense joint")
 
@@ -190,16 +180,16 @@ def _check_eq29(rng):
             dense = kl_gaussian(mq, Q, m, S)
             # a trace and log-determinants through Cholesky factors of S (cond κ): 64·eps·κ·(d + |logdets|)
             kappa = np.linalg.cond(S)
-            tol = 64 * EPS * kappa * (4 + abs(np.linalg.slogdet(S)[1]))
+            tol = ROUNDING * kappa * (4 + abs(np.linalg.slogdet(S)[1]))
             rows.append((f"{label}, {name}: closed (29) vs dense KL of the optimum", printed, dense, tol))
     for label, p in [("Fig. 2", FIG2)]:  # one case: the numerical minimisation takes ~1 s
         # mean-field optimum by direct numerical minimisation of the dense KL: at the numerical
         # optimum the KL exceeds its minimum by at most 2Γ²/λ (Γ bounds the gradient, λ the smallest
-        # Hessian eigenvalue, both measured there: symcheck.claims.numerical_mean_field); NaN if unresolved
+        # Hessian eigenvalue, both measured there: symcheck.certify.numerical_mean_field); NaN if unresolved
         m, S, covs, _ = _optimal_q(p, lds.FACTORISATIONS["q1"])
         fit = numerical_mean_field(m, S)
         printed = lds.eq29_kl_volume_ratio(S, [np.atleast_2d(c) for c in covs])
-        tol = fit["excess"] + 64 * EPS * np.linalg.cond(S) * (4 + abs(np.linalg.slogdet(S)[1]))
+        tol = fit["excess"] + ROUNDING * np.linalg.cond(S) * (4 + abs(np.linalg.slogdet(S)[1]))
         rows.append((f"{label}, q1: closed (29) vs numerically minimised KL", printed, fit["kl"], tol))
     return evidence_from_rows(rows, "KL of the precision-matched factorisations q1, q2, q3")
 
@@ -225,7 +215,7 @@ def _kl_rows(rng, which, fn):
         bracket = (2 * sx2 + sy2) ** 2 - lam**2 * sy2**2
         cancel = ((2 * sx2 + sy2) ** 2 + sy2**2) / bracket
         rel_S = condY * np.max(np.abs(C)) / np.linalg.eigvalsh(S)[0]
-        tol = 64 * EPS * (4 * (rel_S + condS) + cancel + 8)
+        tol = ROUNDING * (4 * (rel_S + condS) + cancel + 8)
         rows.append((label, closed, kl, tol))
     return rows
 
@@ -278,7 +268,7 @@ def _check_eq33(rng):
         bracket = (2 * sx2 + sy2) ** 2 - lam**2 * sy2**2
         cancel = ((2 * sx2 + sy2) ** 2 + sy2**2) / bracket
         rel_S = condY * np.max(np.abs(C)) / np.linalg.eigvalsh(S)[0]
-        tol = 64 * EPS * (4 * (rel_S + condS) + cancel + 8)
+        tol = ROUNDING * (4 * (rel_S + condS) + cancel + 8)
         rows.append((label, np.log(lds.eq33_gamma(*p)), np.log(lds.eq33_gamma_corrected(*p)), log_gamma, tol))
     kl_p, kl_c = lds.eq30_kl1(*FIG2), lds.eq30_kl1(*FIG2, gamma=lds.eq33_gamma_corrected)
     S = lds.lds_posterior(np.zeros(2), *FIG2)[1]
@@ -364,7 +354,7 @@ def _argmax(Q, lo, hi, p_old, xatol=1e-12):
     """Brent's maximiser of Q and its accuracy; Q is evaluated through solves with the joint
     covariance C, so its relative noise is 64·eps·cond(C)."""
     res = optimize.minimize_scalar(lambda v: -Q(v), bounds=(lo, hi), method="bounded", options={"xatol": xatol})
-    noise = 64 * EPS * np.linalg.cond(lds.lds_joint_covariance(*p_old))
+    noise = ROUNDING * np.linalg.cond(lds.lds_joint_covariance(*p_old))
     return float(res.x), brent_argmax_tolerance(Q, float(res.x), xatol, noise, h=1e-4 * max(abs(res.x), 1e-3))
 
 
@@ -450,7 +440,7 @@ def _map_rows(rng, fn, what):
         P = lds.eq27_posterior_precision(*p)
         # both routes solve a linear system: relative error 64·eps·(cond(Σ_Y) + cond(Σ⁻¹)) of |Σ||b|
         scale = max(np.max(np.abs(S)) * 4 * np.max(np.abs(y)) / p[2], np.max(np.abs(m_dense)))
-        rows.append((label, float(np.max(np.abs(value - m_dense))), 0.0, 64 * EPS * (condY + np.linalg.cond(P)) * scale))
+        rows.append((label, float(np.max(np.abs(value - m_dense))), 0.0, ROUNDING * (condY + np.linalg.cond(P)) * scale))
     return evidence_from_rows(rows, what)
 
 
@@ -471,7 +461,7 @@ def _check_eq37(rng):
         Lam = np.linalg.inv(S)
         J = np.eye(4) - Lam / np.diag(Lam)[:, None]
         W, _ = lds.eq37_map_iteration(*p)
-        rows.append((label, float(np.max(np.abs(W - J))), 0.0, 64 * EPS * np.linalg.cond(S) * 2))
+        rows.append((label, float(np.max(np.abs(W - J))), 0.0, ROUNDING * np.linalg.cond(S) * 2))
     jacobi = evidence_from_rows(rows, "max |W − (I − D⁻¹Λ)|, W of (37) vs the Jacobi matrix of the dense precision")
     return all_of([ev, jacobi], "update (37): fixed point and Jacobi form")
 
@@ -516,9 +506,6 @@ register(Claim(
 # Fig. 2: biases of the free energies
 # ---------------------------------------------------------------------------------------
 
-FIG2_BOUNDS = {"lam": (0.0, 0.999), "sigma_x2": (0.01, 2.0), "sigma_y2": (0.01, 3.0)}
-
-
 def _learn_fig2(kind, parameter):
     x = lds.lds_learn(kind, parameter, FIG2, FIG2_BOUNDS[parameter])
     lo, hi = FIG2_BOUNDS[parameter]
@@ -534,7 +521,7 @@ def _learn_fig2(kind, parameter):
 
     p = list(FIG2)
     p[j] = x
-    noise = 64 * EPS * np.linalg.cond(lds.lds_joint_covariance(*p))
+    noise = ROUNDING * np.linalg.cond(lds.lds_joint_covariance(*p))
     return x, brent_argmax_tolerance(f, x, 1e-10, noise, h=1e-4 * max(abs(x), 1e-3))
 
 

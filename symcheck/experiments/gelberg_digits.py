@@ -7,7 +7,7 @@ and states that "the improvement in accuracy achieved by the symmetrization incr
 model width". Here the same two objectives are trained on scikit-learn's 8×8 digits (1797
 images; :func:`load_data`) — a stand-in small enough for the report.
 
-Model: f^ω = W₂ tanh(W₁x + b₁) + b₂ (:func:`symcheck.models.mlp.mlp_forward`'s layout and
+Model: f^ω = W₂ tanh(W₁x + b₁) + b₂ (:func:`symcheck.mlp.mlp_forward`'s layout and
 network), softmax likelihood, prior N(0, prior_var·I), q = N(μ, diag σ²) with σ = exp(ψ).
 Objectives (Sec. 4, "Optimizing the symmetrized ELBO"), per mini-batch B of M of the N
 training points and S reparameterised draws ω_s = μ + σ⊙ε_s:
@@ -37,7 +37,7 @@ from scipy.special import softmax
 
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
 from symcheck.groups import MLPPermutation
-from symcheck.models.mlp import unpack_mlp
+from symcheck.mlp import unpack_mlp
 
 __all__ = ["Adam", "DEFAULTS", "converged", "entropy_hk", "fit", "load_data", "log_likelihood", "objective", "predict",
            "run", "unit_blocks"]
@@ -124,7 +124,7 @@ def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
     Parameters
     ----------
     omega : ndarray, shape ``(S, D)``
-        Parameters in :func:`symcheck.models.mlp.unpack_mlp` order (W₁, W₂, b₁, b₂).
+        Parameters in :func:`symcheck.mlp.unpack_mlp` order (W₁, W₂, b₁, b₂).
     x : ndarray, shape ``(n, d_0)``
     y : ndarray of int, shape ``(n,)``
     layer_sizes : (d_0, d_1, d_2)
@@ -163,7 +163,7 @@ def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
 def unit_blocks(layer_sizes: tuple):
     """Coordinates of each hidden unit's parameters, shape ``(d_1, d_0 + 1 + d_2)`` (read-only).
 
-    Row j: row j of W₁, b₁[j] and column j of W₂ in :func:`symcheck.models.mlp.unpack_mlp`
+    Row j: row j of W₁, b₁[j] and column j of W₂ in :func:`symcheck.mlp.unpack_mlp`
     order — the parameters a hidden-unit permutation moves together (Def. 2.1).
     """
     d0, d1, d2 = layer_sizes

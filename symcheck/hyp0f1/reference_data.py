@@ -204,7 +204,7 @@ def compute_reference(sigma, k, route: str) -> tuple[str, int]:
 
 def _banner() -> dict:
     from symcheck import __version__
-    from symcheck.report.provenance import git_commit
+    from symcheck.provenance import git_commit
 
     return {
         "generator": f"{_MODULE}.generate_reference_values",

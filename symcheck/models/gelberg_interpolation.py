@@ -14,12 +14,14 @@ with the paper's step size 1e-2 and 3000 steps, and BFGS (gradient norm ≤ 1e-1
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import optimize
 
 from symcheck._checks import check_choice
 
-__all__ = ["OPTIMISERS", "component_fit_ratio", "interpolation_kl", "mode_seeking_threshold"]
+__all__ = ["OPTIMISERS", "component_fit_ratio", "interpolation_fit", "interpolation_kl", "mode_seeking_threshold"]
 
 #: Optimisers of :func:`component_fit_ratio`: the paper's gradient descent and BFGS.
 OPTIMISERS = ("gd", "bfgs")
@@ -86,3 +88,17 @@ def mode_seeking_threshold(sigma: float, optimiser: str) -> float:
         else:
             lo = mid
     return 0.5 * (lo + hi)
+
+
+def interpolation_fit(alpha: float, sigma: float, start: str = "component") -> dict:
+    """BFGS minimum of KL(N(m, s²) ‖ ½N(0, σ²) + ½N(α, σ²)) (up to a constant) from ``start``.
+
+    ``start``: ``"component"`` (m, s) = (0, σ) as in the paper, or ``"midpoint"`` (α/2, σ).
+    Returns m/α, s²/σ² (= det Σ*/σ^{2d}: the orthogonal block is σ²I), the KL and the final
+    gradient norm (the convergence criterion: ≤ 1e-10 unless BFGS reports a line-search failure).
+    """
+    p0 = np.array([0.0 if start == "component" else alpha / 2, math.log(sigma)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = optimize.minimize(interpolation_kl, p0, args=(alpha, sigma), jac=True, method="BFGS", options={"gtol": 1e-10})
+    return {"ratio": res.x[0] / alpha, "var_ratio": math.exp(2 * res.x[1]) / sigma**2, "kl": float(res.fun),
+            "grad": float(np.linalg.norm(res.jac))}

@@ -32,16 +32,21 @@ Learning*, Gatsby Unit, Sec. 3.2.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import optimize
 
 from symcheck._checks import as_finite_array, check_choice, check_positive_definite, check_positive_float
-from symcheck.claims import brent_argmax_tolerance
-from symcheck.evidence import EPS
+from symcheck.certify import brent_argmax_tolerance
+from symcheck.evidence import EPS, ROUNDING
 from symcheck.kl import optimal_factored_gaussian
 
 __all__ = [
+    "FIG5_SIGMA_Y2",
+    "FIG5_THETA2",
     "THETA2_BOUNDS",
+    "W_BOUNDS",
     "check_fa_params",
     "eq43_observation_covariance",
     "eq45_posterior_mean",
@@ -60,6 +65,7 @@ __all__ = [
     "fa_regression_matrix",
     "fa_true_params",
     "fa_weights",
+    "fig5_biases",
 ]
 
 
@@ -226,7 +232,7 @@ def fa_true_params(theta2=np.pi / 8, sigma_y2=0.43, w2=1.0) -> dict:
 def fa_learn_with_tolerance(kind, parameter, true_params, bounds) -> tuple[float, float]:
     """:func:`fa_learn` (``xatol = 1e-10``) and the accuracy of the learned value.
 
-    The accuracy is :func:`symcheck.claims.brent_argmax_tolerance` with evaluation noise
+    The accuracy is :func:`symcheck.certify.brent_argmax_tolerance` with evaluation noise
     ``64·eps·cond(Σ_y)`` at the maximiser and step ``1e-4·(hi − lo)``; a maximiser within that
     step of a bound gets Brent's own accuracy ``2(√eps·|x| + 1e-10)``.
     """
@@ -239,7 +245,7 @@ def fa_learn_with_tolerance(kind, parameter, true_params, bounds) -> tuple[float
         return fa_objective(kind, S, q["w1"], q["w2"], q["theta1"], q["theta2"], q["sigma_y2"])
 
     q = dict(p, **{parameter: x})
-    noise = 64 * EPS * np.linalg.cond(fa_joint_covariance(**q)[2:, 2:])
+    noise = ROUNDING * np.linalg.cond(fa_joint_covariance(**q)[2:, 2:])
     h = 1e-4 * (bounds[1] - bounds[0])
     if x - h <= bounds[0] or x + h >= bounds[1]:  # maximiser on the boundary
         return x, 2 * (np.sqrt(EPS) * abs(x) + 1e-10)
@@ -329,3 +335,22 @@ def eq49_log_joint(x, y, w1, w2, theta1, theta2, sigma_y2) -> np.ndarray:
     r1 = Y[:, 0] - w1 * np.cos(t1) * x1 - w2 * np.cos(t2) * x2
     r2 = Y[:, 1] - w1 * np.sin(t1) * x1 - w2 * np.sin(t2) * x2
     return -np.log(2 * np.pi) - np.log(2 * np.pi * sy2) - 0.5 * (x1**2 + x2**2 + r1**2 / sy2 + r2**2 / sy2)
+
+
+#: Search interval for w₂ in Figs. 6–7.
+W_BOUNDS = (0.0, 3.0)
+
+#: Fig. 5 of the paper: the true θ₂ and the observation noises σ_y² of the bias map.
+FIG5_THETA2 = (np.pi / 16, np.pi / 8, np.pi / 4, 3 * np.pi / 8)
+FIG5_SIGMA_Y2 = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def fig5_biases(theta2=FIG5_THETA2, sigma_y2=FIG5_SIGMA_Y2):
+    """Learned θ₂ − true θ₂ for zero-temperature EM and the free energy, with accuracies; rows (θ₂, σ_y², bz, bf, tol)."""
+    rows = []
+    for t2, sy2 in itertools.product(theta2, sigma_y2):
+        p = fa_true_params(t2, sy2)
+        vz, tz = fa_learn_with_tolerance("zero_temperature", "theta2", p, THETA2_BOUNDS)
+        vf, tf = fa_learn_with_tolerance("free_energy", "theta2", p, THETA2_BOUNDS)
+        rows.append((t2, sy2, vz - t2, vf - t2, tz + tf))
+    return rows

@@ -29,11 +29,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 from symcheck._checks import as_finite_array, check_int, check_positive_float
 
 __all__ = [
+    "FIG8",
     "SWITCH_STATES",
     "check_ica_params",
     "eq53_variance",
@@ -61,7 +62,9 @@ __all__ = [
     "ica_log_evidence",
     "ica_log_joint",
     "ica_switch_posterior",
+    "ica_posterior_logpdf",
     "ica_variational_fit",
+    "posterior_modes",
 ]
 
 #: The four switch states ``(s1, s2)`` in the order used throughout (row-major ``q(s1, s2)``).
@@ -487,3 +490,33 @@ def eq70_gradient_corrected(Es, Ex2, sigma2, dgamma=eq71_dgamma_corrected):
     ``½(⟨s₁⟩+⟨s₂⟩)(1/(2−σ²) + 1/σ²) − 1/σ²``, and ``1/(2−σ²) + 1/σ² = 2/(σ²(2−σ²))``.
     """
     return _eq70(Es, Ex2, sigma2, dgamma, lambda e: e[..., 0] + e[..., 1])
+
+
+#: Fig. 8 of the paper: the prior variance σ², noise σ_y² and the one observation y.
+FIG8 = {"sigma2": 0.1, "sigma_y2": 0.05, "y": 2.0}
+
+
+def ica_posterior_logpdf(x, y, sigma2, sigma_y2):
+    """log p(x | y) of the ICA model by enumerating the four switch states (``x`` has last axis 2)."""
+    x = np.asarray(x, dtype=float)
+    terms = np.stack([ica_log_joint(x, s, y, sigma2, sigma_y2) for s in SWITCH_STATES], axis=-1)
+    return special.logsumexp(terms, axis=-1) - float(ica_log_evidence(y, sigma2, sigma_y2))
+
+
+def posterior_modes(y, sigma2, sigma_y2, half_width=4.0, n=201):
+    """Local maxima of p(x | y): grid points above their 8 neighbours, refined by Nelder–Mead."""
+    g = np.linspace(-half_width, half_width, n)
+    X = np.stack(np.meshgrid(g, g, indexing="ij"), axis=-1)
+    lp = ica_posterior_logpdf(X, y, sigma2, sigma_y2)
+    inner = lp[1:-1, 1:-1]
+    is_max = np.ones_like(inner, dtype=bool)
+    for di, dj in itertools.product((-1, 0, 1), repeat=2):
+        if di or dj:
+            is_max &= inner > lp[1 + di:n - 1 + di, 1 + dj:n - 1 + dj]
+    modes = []
+    for i, j in zip(*np.nonzero(is_max)):
+        res = optimize.minimize(lambda z: -ica_posterior_logpdf(z, y, sigma2, sigma_y2), X[i + 1, j + 1],
+                                method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14})
+        if not any(np.linalg.norm(res.x - m) < 1e-6 for m in modes):
+            modes.append(res.x)
+    return modes

@@ -38,6 +38,8 @@ from symcheck.kl import optimal_factored_gaussian
 
 __all__ = [
     "FACTORISATIONS",
+    "FIG2",
+    "FIG2_BOUNDS",
     "check_lds_params",
     "eq23_observation_covariance",
     "eq24_log_likelihood",
@@ -470,3 +472,9 @@ def eq39_map_latents(y, lam, sigma_x2, sigma_y2) -> np.ndarray:
     u1 = (2 * sx2 + sy2) * Y[:, 0] + lam * sy2 * Y[:, 1]
     u2 = (2 * sx2 + sy2) * Y[:, 1] + lam * sy2 * Y[:, 0]
     return sx2 / Z * np.stack([u1, u1, u2, u2], axis=1)
+
+
+#: Fig. 2 of the paper: λ = 0.9, σ_x² = 1 − λ² = 0.19, σ_y² = 0.43.
+FIG2 = (0.9, 0.19, 0.43)
+#: Search intervals of each parameter learned in Fig. 2 (λ below 1: the chain stays stationary).
+FIG2_BOUNDS = {"lam": (0.0, 0.999), "sigma_x2": (0.01, 2.0), "sigma_y2": (0.01, 3.0)}

@@ -10,7 +10,8 @@ Files of one report (all in one folder):
 
 * ``index.html`` (errata first, one-line verdicts, evidence one click away), ``paper-<prefix>.html``
   (every claim of one paper), ``section-<name>.html``, ``report.css``;
-* ``README.md``: the same in Markdown; ``claims.json``: every claim result;
+* ``README.md``: the same in Markdown; ``claims.json``: every claim result, with every case it
+  compared (``rows``: input, values, reference, tolerance, error, error in ulps);
   ``provenance.json``: the stamp of this run; ``report.json``: the manifest (each part's
   Markdown, files and provenance), which lets ``only=`` re-render some sections and keep the rest;
 * the sections' plots and data.
@@ -33,17 +34,22 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
 
-from tqdm.auto import tqdm
-
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
-from symcheck.report import provenance as _provenance
+from symcheck.provenance import provenance
 from symcheck.report import sections as _sections_pkg
 from symcheck.report.cache import ResultCache
-from symcheck.report.html import render_pages
-from symcheck.report.markdown_page import render_markdown
+from symcheck.report.stamps import part_stamp
 from symcheck.report.verdict import number
 
-__all__ = ["ReportContext", "build_report", "check_only", "load_sections", "section_name"]
+__all__ = ["REPORT_EXTRA", "ReportContext", "build_report", "check_only", "load_sections", "require_report_extra",
+           "section_name"]
+
+#: What the report needs beyond the core (the ``report`` extra): import name → distribution. Templates
+#: (jinja2), section Markdown → HTML (markdown-it-py, mdit-py-plugins), LaTeX → MathML (latex2mathml),
+#: progress bars (tqdm), plots (matplotlib). The core, the claims and ``symcheck claims``/``check`` need
+#: none of them, so they are imported only where the report is built.
+REPORT_EXTRA = {"jinja2": "jinja2", "markdown_it": "markdown-it-py", "mdit_py_plugins": "mdit-py-plugins",
+                "latex2mathml": "latex2mathml", "tqdm": "tqdm", "matplotlib": "matplotlib"}
 
 #: The manifest of a report folder (see the module docstring).
 MANIFEST = "report.json"
@@ -84,6 +90,19 @@ class ReportContext:
         return path.name
 
 
+def require_report_extra() -> None:
+    """Raise ``ImportError`` naming every missing package of :data:`REPORT_EXTRA` and how to install them."""
+    missing = []
+    for module, dist in REPORT_EXTRA.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(dist)
+    if missing:
+        raise ImportError(f"the report needs the 'report' extra (missing: {', '.join(missing)}); "
+                          "install it with: pip install 'symcheck[report]'")
+
+
 def section_name(mod: ModuleType) -> str:
     """Return a section's name: its module name without the package (``"estimators"``)."""
     return mod.__name__.rsplit(".", 1)[-1]
@@ -99,7 +118,8 @@ def load_sections() -> list[ModuleType]:
 def _result_from_json(d: dict) -> ClaimResult:
     """Rebuild a :class:`ClaimResult` from its ``to_json()`` form (non-finite strings back to floats)."""
     floats = {"printed", "independent", "tolerance", "seconds"}
-    kw = {f.name: (number(d[f.name]) if f.name in floats else d[f.name]) for f in fields(ClaimResult)}
+    kw = {f.name: (number(d[f.name]) if f.name in floats else d[f.name]) for f in fields(ClaimResult)
+          if f.name in d}  # claims.json of an older symcheck has no ``rows``
     kw["corrected"] = None if d["corrected"] is None else number(d["corrected"])
     return ClaimResult(**kw)
 
@@ -203,15 +223,18 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     ------
     ValueError
         If ``seed`` is negative, or ``only`` is refused by :func:`check_only`.
+    ImportError
+        If a package of the ``report`` extra is missing (:func:`require_report_extra`).
     """
     if seed < 0:
         raise ValueError(f"seed: must be a non-negative integer, got {seed}")
+    require_report_extra()
     mods = load_sections() if sections is None else list(sections)
     check_only(out_dir, only, mods)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     previous = _read_manifest(out)
-    prov = _provenance.provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
+    prov = provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
     disable = None if progress is None else not progress
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
@@ -221,12 +244,12 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
                             cache=results_cache)
         if only is None:
             ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
-            claims_stamp = _provenance.part_stamp(prov, quick=False)  # claims have no quick mode
+            claims_stamp = part_stamp(prov, quick=False)  # claims have no quick mode
         else:  # keep the claim results of the report in out (if it has any)
             claims_stamp = previous.get("claims")
             ctx.results = [_result_from_json(d) for d in json.loads((out / "claims.json").read_text())] \
                 if claims_stamp else []
-        parts = _render_sections(mods, ctx, only, previous, out, _provenance.part_stamp(prov, quick), disable)
+        parts = _render_sections(mods, ctx, only, previous, out, part_stamp(prov, quick), disable)
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
         _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
@@ -237,6 +260,8 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
 
 def _run_claims(claims: list[Claim], seed: int, disable) -> list[ClaimResult]:
     """Run the claims with a progress bar (count, ETA)."""
+    from tqdm.auto import tqdm
+
     results = []
     with tqdm(claims, desc="claims", unit="claim", disable=disable, leave=False) as bar:
         for claim in bar:
@@ -250,6 +275,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
     Returns the manifest entry of each section: name, title, order, Markdown, files, provenance.
     """
+    from tqdm.auto import tqdm
+
     kept = {s["name"]: s for s in previous.get("sections", [])}
     parts = []
     with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
@@ -271,6 +298,9 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
 def _write_pages(stage: Path, claim_json: list[dict], parts: list[dict], prov: dict, claims_stamp) -> None:
     """Write claims.json, provenance.json, README.md, the HTML pages and the manifest into ``stage``."""
+    from symcheck.report.html import render_pages
+    from symcheck.report.markdown_page import render_markdown
+
     if claims_stamp:
         (stage / "claims.json").write_text(json.dumps(claim_json, indent=1) + "\n")
     (stage / "provenance.json").write_text(json.dumps(prov, indent=1) + "\n")

@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from symcheck.report.math import formula, inline_math, markdown_html
 from symcheck.report.papers import group_by_paper, paper_of, paper_title
-from symcheck.report.provenance import kept_note
+from symcheck.report.stamps import kept_note
 from symcheck.report.verdict import fmt, verdict
 
 __all__ = ["paper_page", "render_pages", "section_page"]

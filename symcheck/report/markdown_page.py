@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from symcheck.report.math import is_latex
 from symcheck.report.papers import group_by_paper, paper_title
-from symcheck.report.provenance import kept_note
+from symcheck.report.stamps import kept_note
 from symcheck.report.verdict import verdict
 
 __all__ = ["render_markdown"]

@@ -31,7 +31,7 @@ ORDER = 90
 TITLE = "Equation index: (paper, equation) → code and claims"
 
 #: Modules outside ``symcheck.models`` whose ``EQUATIONS`` dicts are read.
-CODE_MODULES = ("symcheck.symmetrize", "symcheck.kl", "symcheck.groups", "symcheck.orthogonal")
+CODE_MODULES = ("symcheck.symmetrize", "symcheck.kl", "symcheck.groups", "symcheck.mlp", "symcheck.orthogonal")
 
 _DASH = r"\s*[–-]\s*"
 _EQ = re.compile(r"\b[Ee]qs?\.\s*\((\d+)\)((?:(?:" + _DASH + r"|\s*,\s*|\s+and\s+)\(\d+\))*)")

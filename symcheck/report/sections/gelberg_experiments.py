@@ -5,15 +5,17 @@
 * Fig. 4: the exact posterior of the two-ReLU BNN on a grid and the MFVI / SGM (K = 2) optima.
 * Tables 2–3: test MSE and normalised L, L^G over data sets (mean ± SE) for σ = 1 and 3.
 
-Settings, objectives and convergence criteria: :mod:`symcheck.claims.gelberg_experiments`.
+Settings, objectives and convergence criteria: `symcheck.models.gelberg_experiments` and
+`symcheck.models.gelberg_interpolation`; the claims on them: `symcheck.claims.gelberg_experiments`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from symcheck.claims.gelberg_experiments import ALPHAS, NOISES, SEEDS, interpolation_fit, paired, runs
 from symcheck.models import gelberg_experiments as ge
+from symcheck.models.gelberg_experiments import ALPHAS, NOISES, SEEDS, paired, runs
+from symcheck.models.gelberg_interpolation import interpolation_fit
 
 ORDER = 50
 TITLE = "Gelberg et al.: mode interpolation and the tractable BNN (Figs. 3–4, Tables 2–3)"

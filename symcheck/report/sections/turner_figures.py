@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from symcheck.claims.turner_fa import W_BOUNDS
-from symcheck.claims.turner_figures import FIG5_THETA2, FIG8, fig5_biases, ica_posterior_logpdf, posterior_modes
-from symcheck.claims.turner_lds import FIG2, FIG2_BOUNDS
 from symcheck.models import turner_fa as fa
 from symcheck.models import turner_ica as ica
 from symcheck.models import turner_lds as lds
+from symcheck.models.turner_fa import FIG5_THETA2, W_BOUNDS, fig5_biases
+from symcheck.models.turner_ica import FIG8, ica_posterior_logpdf, posterior_modes
+from symcheck.models.turner_lds import FIG2, FIG2_BOUNDS
 from symcheck.report.html import paper_page
 
 ORDER = 60

@@ -1,4 +1,9 @@
-"""Provenance stamp of a report: versions, machine, git commit, seed, date."""
+"""Provenance stamp: versions, machine, git commit, seed, date.
+
+Neutral: kernels stamping generated data (`symcheck.hyp0f1.reference_data`) and the report
+(`symcheck.report`, whose per-part stamps are in `symcheck/report/stamps.py`) both read it;
+it imports nothing of symcheck.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 #: This file's path inside a symcheck checkout; a repository that does not track it is not symcheck's.
-_SELF_IN_REPO = "symcheck/report/provenance.py"
+_SELF_IN_REPO = "symcheck/provenance.py"
 
 
 def _git(*args: str, cwd: Path) -> str:
@@ -22,7 +27,7 @@ def git_commit(here: Path | None = None) -> str:
     """Commit of the symcheck checkout this code runs from, or why there is none.
 
     The commit is recorded only when ``here`` (default: this module's folder) lies in a git
-    work tree that *tracks this very file* as ``symcheck/report/provenance.py`` (possibly below a
+    work tree that *tracks this very file* as ``symcheck/provenance.py`` (possibly below a
     folder of a larger repository that vendors symcheck). An installed
     copy inside some other repository (a virtualenv under another project, say) is not
     tracked by it, and gets ``"not a symcheck checkout"`` instead of that repository's commit.
@@ -80,35 +85,3 @@ def provenance(seed: int) -> dict:
         **{pkg: _version(pkg) for pkg in ("symcheck", "numpy", "scipy", "numba", "mpmath", "matplotlib")},
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {_cpu()}",
     }
-
-
-def part_stamp(prov: dict, quick: bool) -> dict:
-    """The part of a provenance stamp kept with each part of a report (claims, each section)."""
-    return {"generated (UTC)": prov["generated (UTC)"], "git commit": prov["git commit"], "seed": prov["seed"],
-            "quick": quick}
-
-
-def kept_note(stamp: dict | None, prov: dict, what: str) -> str:
-    """A note for a part of the report whose stamp is not this run's, or that used quick grids.
-
-    Parameters
-    ----------
-    stamp : dict or None
-        The part's :func:`part_stamp` (``None``: the part is absent; no note).
-    prov : dict
-        Provenance of this run.
-    what : str
-        What the part is, e.g. ``"Claim results"``.
-
-    Returns
-    -------
-    str
-        The note, or ``""`` when the part was made by this run with the full grids.
-    """
-    if not stamp:
-        return ""
-    quick = ", quick grids (a smoke run)" if stamp["quick"] else ""
-    if (stamp["git commit"], stamp["generated (UTC)"]) != (prov["git commit"], prov["generated (UTC)"]):
-        return (f"{what} kept from an earlier run: {stamp['generated (UTC)']} UTC, commit {stamp['git commit']}, "
-                f"seed {stamp['seed']}{quick}.")
-    return f"{what}: {quick[2:]}." if quick else ""
