@@ -217,7 +217,7 @@ def _cost_rows(quick: bool) -> list[dict]:
 
 def _summary_lines(rows: list[dict], key: str, keys: list) -> list[str]:
     lines = [f"| {key} | inputs | verified ≤ 1e-10 | goal met, checked more coarsely | above goal | "
-             "disagreements | worst difference/max(1, |log F|) among checked | median s per value | "
+             "disagreements | worst difference/max(1, \\|log F\\|) among checked | median s per value | "
              "worst s per value |", "|---|---|---|---|---|---|---|---|---|"]
     for kv in keys:
         mine = [r for r in rows if r[key] == kv]
