@@ -5,7 +5,7 @@
 * Fig. 4: the exact posterior of the two-ReLU BNN on a grid and the MFVI / SGM (K = 2) optima.
 * Tables 2–3: test MSE and normalised L, L^G over data sets (mean ± SE) for σ = 1 and 3.
 
-Settings, objectives and convergence criteria: :mod:`symcheck.claims.gelberg_experiments`.
+Settings, objectives and convergence criteria: `symcheck.claims.gelberg_experiments`.
 """
 
 from __future__ import annotations

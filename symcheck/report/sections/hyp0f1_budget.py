@@ -1,15 +1,15 @@
 """Report section: the error budget of every ₀F₁ method (method × region → max error), as enforced.
 
-Each row of :data:`symcheck.hyp0f1.budget.BUDGET` is a method of ``log_hyp0f1`` with its options, a
-region (k, σ_max = max σᵢ, Σσ, shape of the input: ``rank one`` (σ_max, 0, …), ``equal``, ``spread``
+Each row of `symcheck.hyp0f1.budget.BUDGET` is a method of `log_hyp0f1` with its options, a
+region (k, σ_max = max σᵢ, Σσ, shape of the input: `rank one` (σ_max, 0, …), `equal`, `spread`
 σᵢ = σ_max (k − i)/k) and the largest absolute error of log ₀F₁ allowed there. Budgets marked
 *proven* are the zonal series' rigorous truncation-plus-rounding bound, rounded up; *measured* ones
 are the worst error found on the region's reference points, rounded up to one significant digit
 (at most ×2), so they document the method (how far eq. (7) of Moore 2016 is off, for instance)
-rather than promise anything beyond the grid. ``tests/test_hyp0f1_budget.py`` enforces every row at
+rather than promise anything beyond the grid. `tests/test_hyp0f1_budget.py` enforces every row at
 every stored reference point, and fails when a measured budget is more than twice the worst error
 (it must then be re-measured, not kept wide). References: the stored ≥ 30-digit values of
-:mod:`symcheck.hyp0f1.reference_data`, whose provenance banner is printed below.
+`symcheck.hyp0f1.reference_data`, whose provenance banner is printed below.
 """
 
 from __future__ import annotations
