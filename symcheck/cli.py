@@ -1,14 +1,7 @@
-"""Command line of symcheck.
+"""Command line of symcheck: ``symcheck report``, ``symcheck claims``, ``symcheck check ID``.
 
-`symcheck report`        run every claim and section; write the HTML/Markdown/JSON report
-`symcheck claims`        list the claims (filter by `--errata`, `--paper`, `--status`);
-                         `--run [--seed N]` recomputes them, otherwise the results recorded
-                         in the shipped report are shown
-`symcheck check ID`      run one claim and show its evidence
-
-Every listing takes `--json`. Exit status: 0 when every claim run holds (or is a reproduced
-erratum), 1 when one fails (or `symcheck report` lacks the `report` extra: pip install
-'symcheck[report]'), 2 for bad arguments.
+The texts of ``--help`` are plain terminal text (no reST or Markdown markup): the program
+description, one description per command, and an epilog of examples and exit statuses.
 """
 
 from __future__ import annotations
@@ -25,6 +18,69 @@ from importlib import metadata
 from symcheck.evidence import BASE_SEED
 
 STATUSES = ("holds", "erratum", "fails")
+
+DESCRIPTION = """\
+Check the mathematics of symmetrized variational inference: every equation, bound and
+estimator of the papers is a claim, tested against an independent route (closed form,
+quadrature, enumeration, higher precision). Printed formulas that fail are errata, each
+with its corrected form and the evidence."""
+
+EXIT_STATUS = """\
+exit status:
+  0  every claim run holds (or reproduces its erratum)
+  1  a claim fails, or 'symcheck report' lacks the report extra
+     (pip install 'symcheck[report]')
+  2  bad arguments"""
+
+EPILOG = f"""\
+examples:
+  symcheck claims --errata                  the errata with their recorded verdicts
+  symcheck claims --paper moore --status holds --json
+  symcheck claims --run --seed 7            run every claim at another seed
+  symcheck check moore.eq7.yhat             run one claim and show its evidence
+  symcheck report --quick --out /tmp/rep    a smoke report (the full one writes reports/)
+
+{EXIT_STATUS}
+
+Run 'symcheck COMMAND --help' for the options of one command."""
+
+REPORT_DESCRIPTION = """\
+Run every claim and every report section (accuracy sweeps, experiments, figures) and write
+the report: index.html (errata first, one page per paper and per section), README.md, and
+JSON of every result. The report is written to a staging folder and moved into place only
+when complete, so an interrupted run leaves the previous report as it was. Expensive sweeps
+are cached in OUT/cache and reused while their code and parameters are unchanged."""
+
+REPORT_EPILOG = """\
+examples:
+  symcheck report                           the full report into reports/
+  symcheck report --quick --out /tmp/rep    small grids, a smoke run
+  symcheck report --only estimators         re-render one section, keep the rest
+  symcheck report --workers 2 --no-cache    recompute every sweep on 2 processes"""
+
+CLAIMS_DESCRIPTION = """\
+List the claims with the results recorded in the shipped report (status and a one-line
+verdict), or run them with --run. Filters combine."""
+
+CLAIMS_EPILOG = f"""\
+examples:
+  symcheck claims                           every claim with its recorded verdict
+  symcheck claims --errata                  the errata: printed and corrected forms
+  symcheck claims --paper gelberg --status holds
+  symcheck claims --run --seed 7 --json     run every claim at seed 7, print JSON
+
+{EXIT_STATUS}"""
+
+CHECK_DESCRIPTION = """\
+Run one claim and show its evidence: the printed (or fast) value, the corrected value, the
+independent route, the tolerance, the evidence in words, and the seconds it took."""
+
+CHECK_EPILOG = f"""\
+examples:
+  symcheck check moore.eq7.yhat
+  symcheck check gelberg.eq11.radius --seed 3 --json
+
+{EXIT_STATUS}"""
 
 
 def _seed(text: str) -> int:
@@ -63,12 +119,13 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="symcheck", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="symcheck", description=DESCRIPTION, epilog=EPILOG, formatter_class=raw)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{report,claims,check}")
+    sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
 
-    rep = sub.add_parser("report", help="run every claim and section; write the report (HTML, Markdown, JSON)")
+    rep = sub.add_parser("report", help="run every claim and section; write the report (HTML, Markdown, JSON)",
+                         description=REPORT_DESCRIPTION, epilog=REPORT_EPILOG, formatter_class=raw)
     rep.add_argument("--out", default="reports", help="output folder (default: reports)")
     rep.add_argument("--seed", type=_seed, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
     rep.add_argument("--quick", action="store_true", help="small grids, for a smoke run")
@@ -85,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
                           "code and parameters are unchanged)")
     rep.set_defaults(func=_cmd_report, parser=rep)
 
-    lst = sub.add_parser("claims", help="list (or --run) the claims; filter with --errata, --paper, --status")
+    lst = sub.add_parser("claims", help="list the claims with their recorded results, or run them (--run)",
+                         description=CLAIMS_DESCRIPTION, epilog=CLAIMS_EPILOG, formatter_class=raw)
     lst.add_argument("--run", action="store_true", help="run the selected claims instead of showing recorded results")
     lst.add_argument("--seed", type=_seed, help=f"base seed of --run (default: {BASE_SEED})")
     lst.add_argument("--errata", action="store_true", help="only the errata (printed formula wrong, corrected right)")
@@ -94,7 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true", help="print JSON")
     lst.set_defaults(func=_cmd_claims, parser=lst)
 
-    chk = sub.add_parser("check", help="run one claim and show its evidence")
+    chk = sub.add_parser("check", help="run one claim and show its evidence",
+                         description=CHECK_DESCRIPTION, epilog=CHECK_EPILOG, formatter_class=raw)
     chk.add_argument("id", metavar="ID", help="claim id, e.g. moore.eq7.yhat")
     chk.add_argument("--seed", type=_seed, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
     chk.add_argument("--json", action="store_true", help="print JSON")

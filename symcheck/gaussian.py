@@ -77,23 +77,27 @@ def gaussian_logpdf(z, mean, var):
     Notes
     -----
     Diagonal: −½ Σ [(z−μ)²/v + log 2πv]. Full: Cholesky Σ = LLᵀ, −½‖L⁻¹(z−μ)‖² − Σ log Lᵢᵢ − (n/2) log 2π.
-    Finite for every finite input (no exp is taken); valid for v down to the float64
-    subnormal range provided (z−μ)²/v does not overflow (|z−μ| / √v < 1e150).
+    Finite for every finite input (no exp is taken) whose squared distance (z−μ)²/v (or
+    ‖L⁻¹(z−μ)‖²) stays in the float64 range, for v down to the subnormal range; beyond it the
+    density is below the smallest float64 (log density < −9e307) and the result is −inf,
+    without a warning. Callers returning a log density check finiteness.
     """
     z = np.asarray(z, dtype=np.float64)
     ev = mean.ndim
     if z.ndim < ev or z.shape[z.ndim - ev:] != mean.shape:
         raise ValueError(f"z must have trailing shape {mean.shape}, got shape {z.shape}")
     if var.shape == mean.shape:
-        d = z - mean
-        axes = tuple(range(z.ndim - ev, z.ndim))
-        return -0.5 * (np.sum(d * d / var, axis=axes) + np.sum(np.log(var)) + mean.size * LOG_2PI)
+        with np.errstate(over="ignore"):  # a squared distance beyond float64: log density −inf
+            d = z - mean
+            axes = tuple(range(z.ndim - ev, z.ndim))
+            return -0.5 * (np.sum(d * d / var, axis=axes) + np.sum(np.log(var)) + mean.size * LOG_2PI)
     n = mean.size
     batch = z.shape[: z.ndim - ev]
-    d = (z - mean).reshape(-1, n)
     chol = np.linalg.cholesky(var)
-    y = solve_triangular(chol, d.T, lower=True)
-    quad = np.sum(y * y, axis=0)
+    with np.errstate(over="ignore"):
+        d = (z - mean).reshape(-1, n)
+        y = solve_triangular(chol, d.T, lower=True)
+        quad = np.sum(y * y, axis=0)
     logdet = 2.0 * np.sum(np.log(np.diag(chol)))
     return (-0.5 * (quad + logdet + n * LOG_2PI)).reshape(batch)
 

@@ -261,12 +261,17 @@ class SignFlip(Group):
         return np.where(codes & 1, -1.0, 1.0)
 
     def _block_s(self, mean, var):
-        """s_b = Σ_{c∈b} μ_c²/v_c per block (diagonal base), or μᵀΣ⁻¹μ (whole flip, full)."""
-        if var.shape != mean.shape:
-            return np.array([float(mean.reshape(-1) @ np.linalg.solve(var, mean.reshape(-1)))])
-        if self._labels is None:
-            return np.array([float(np.sum(mean**2 / var))])
-        return np.bincount(self._flat_labels, weights=(mean**2 / var).reshape(-1), minlength=self.n_blocks)
+        """s_b = Σ_{c∈b} μ_c²/v_c per block (diagonal base), or μᵀΣ⁻¹μ (whole flip, full).
+
+        s_b = inf where it overflows float64: the 1-D integrals of ``signflip_exact`` take that
+        limit exactly (the two mirror components are then separated beyond float64 resolution).
+        """
+        with np.errstate(over="ignore"):
+            if var.shape != mean.shape:
+                return np.array([float(mean.reshape(-1) @ np.linalg.solve(var, mean.reshape(-1)))])
+            if self._labels is None:
+                return np.array([float(np.sum(mean**2 / var))])
+            return np.bincount(self._flat_labels, weights=(mean**2 / var).reshape(-1), minlength=self.n_blocks)
 
     def exact_gap(self, mean, var):
         """KL[q*‖q̃] by 1-D quadrature per block (None for several blocks with a full covariance).
@@ -348,16 +353,17 @@ class SignFlip(Group):
             return check_finite_result(np.logaddexp(lp, lm) - math.log(2.0), "z, mean, var", "log q̃(z)")
         if var.shape != mean.shape:
             return self.enumerated_logpdf(z, mean, var)
-        # Per-coordinate log densities at +z and −z, summed within each block.
-        lp = -0.5 * ((z - mean) ** 2 / var + np.log(var) + LOG_2PI)
-        lm = -0.5 * ((z + mean) ** 2 / var + np.log(var) + LOG_2PI)
+        # Per-coordinate log densities at +z and −z, summed within each block. A density below the
+        # float64 range has log −inf (its squared distance overflows); the block sums keep it −inf
+        # (no product with 0, which would be NaN), so a block whose mirror image is finite stays finite.
+        with np.errstate(over="ignore"):
+            lp = -0.5 * ((z - mean) ** 2 / var + np.log(var) + LOG_2PI)
+            lm = -0.5 * ((z + mean) ** 2 / var + np.log(var) + LOG_2PI)
         batch = z.shape[: z.ndim - self.event_ndim]
-        lp = lp.reshape(batch + (-1,))
-        lm = lm.reshape(batch + (-1,))
-        onehot = np.zeros((lp.shape[-1], self.n_blocks))
-        onehot[np.arange(lp.shape[-1]), self._flat_labels] = 1.0
-        bp = lp @ onehot
-        bm = lm @ onehot
+        order = np.argsort(self._flat_labels, kind="stable")
+        starts = np.searchsorted(self._flat_labels[order], np.arange(self.n_blocks))  # every block is non-empty
+        bp = np.add.reduceat(lp.reshape(batch + (-1,))[..., order], starts, axis=-1)
+        bm = np.add.reduceat(lm.reshape(batch + (-1,))[..., order], starts, axis=-1)
         out = np.sum(np.logaddexp(bp, bm), axis=-1) - self.log_order()
         return check_finite_result(out, "z, mean, var", "log q̃(z)")
 
@@ -697,9 +703,12 @@ class MLPPermutation(Group):
         mu, mb = self._unit_blocks(mean)
         vu, vb = self._unit_blocks(var)
         # logA[..., i, j] = Σ_c log N(zu[j, c]; mu[i, c], vu[i, c])
-        diff = zu[..., None, :, :] - mu[:, None, :]
-        logA = -0.5 * np.sum(diff * diff / vu[:, None, :] + np.log(vu)[:, None, :] + LOG_2PI, axis=-1)
-        lb = -0.5 * np.sum((zb - mb) ** 2 / vb + np.log(vb) + LOG_2PI, axis=-1)
+        # a density below the float64 range has log −inf (its squared distance overflows); the
+        # log-space permanent takes −inf entries as zeros
+        with np.errstate(over="ignore"):
+            diff = zu[..., None, :, :] - mu[:, None, :]
+            logA = -0.5 * np.sum(diff * diff / vu[:, None, :] + np.log(vu)[:, None, :] + LOG_2PI, axis=-1)
+            lb = -0.5 * np.sum((zb - mb) ** 2 / vb + np.log(vb) + LOG_2PI, axis=-1)
         batch = z.shape[:-1]
         flat = logA.reshape((-1,) + logA.shape[-2:])
         perms = np.array([_log_permanent_dp(np.ascontiguousarray(a)) for a in flat]).reshape(batch)

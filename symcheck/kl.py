@@ -175,8 +175,8 @@ def kl_gaussian(m0, S0, m1, S1) -> float:
     S0 = _as_cov(S0, "S0", K)
     S1 = _as_cov(S1, "S1", K)
     L0, L1 = _chol(S0), _chol(S1)
-    trace = _trace_term(L1, L0)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # a KL beyond float64 is refused just below
+        trace = _trace_term(L1, L0)
         r = _solve_lower(L1, m1 - m0)
         maha = float(r @ r)
         kl = 0.5 * (trace + maha - K + _logdet(L1) - _logdet(L0))

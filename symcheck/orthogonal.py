@@ -174,7 +174,9 @@ class Orthogonal(Group):
             raise ValueError(f"z must have shape (..., N, {self.k}), got {z.shape}")
         batch = _act_batch(z.shape[:-2], g.shape[0])
         check_alloc(math.prod(batch) * z.shape[-2] * self.k, "z, g")
-        return check_finite_result(np.matmul(z, np.swapaxes(g, -1, -2)), "g, z", "g·z")
+        with np.errstate(over="ignore"):  # an overflow is reported by the finiteness check
+            out = np.matmul(z, np.swapaxes(g, -1, -2))
+        return check_finite_result(out, "g, z", "g·z")
 
     def symmetrized_logpdf(self, z, mean, var, method: str = "auto", **options):
         """Exact log q̃(z) = log ∫ q*(z Tᵀ) dT; see :func:`orthogonal_logpdf`."""
@@ -259,12 +261,13 @@ def _o2_log_error_bound(rho1, rho2, n):
     e^{max h} erf(π√(L/2))/√(2πL). The bound is minimised over a on a grid.
     """
     a = np.geomspace(1e-7, 20.0, 600)[:, None]
-    L = rho1 + 4.0 * rho2
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # L = inf: a bound of +inf
+        L = rho1 + 4.0 * rho2
         log_floor = np.where(L > 1e-12, np.log(special.erf(np.pi * np.sqrt(L / 2))) - 0.5 * np.log(2 * np.pi * L), 0.0)
     an = a * n
     log_den = an + np.log(-np.expm1(-an))
-    vals = math.log(2.0) + (np.cosh(a) - 1) * rho1 + (np.cosh(2 * a) - 1) * rho2 - log_floor - log_den
+    with np.errstate(over="ignore"):  # a bound beyond float64 is +inf: no node count meets it
+        vals = math.log(2.0) + (np.cosh(a) - 1) * rho1 + (np.cosh(2 * a) - 1) * rho2 - log_floor - log_den
     return vals.min(axis=0)
 
 
@@ -461,7 +464,9 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options
             B = 0.5 * (B + np.swapaxes(B, -1, -2))
     names = "X, mean, c"
     log0f1 = _log0f1_of(B, M.shape[1], method, options, names)
-    return check_finite_result(np.trace(B, axis1=-2, axis2=-1) - log0f1, names, "r(X)")
+    with np.errstate(over="ignore", invalid="ignore"):  # a result beyond float64 is refused just below
+        r = np.trace(B, axis1=-2, axis2=-1) - log0f1
+    return check_finite_result(r, names, "r(X)")
 
 
 def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "auto", **options):

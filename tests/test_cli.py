@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -139,3 +140,37 @@ def test_installed_without_repository_lists_recorded_errata(tmp_path):
     prov = subprocess.run([sys.executable, "-c", "from symcheck.provenance import git_commit; "
                            "print(git_commit())"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     assert prov.stdout.strip() == "not a symcheck checkout"
+
+
+def _help(capsys, argv) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--help"])
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+def _markup(text: str) -> list[str]:
+    """reST or Markdown markup that a terminal would print literally."""
+    from symcheck.report.math import REST_ROLE
+
+    return [m for m in ("``", "`", "**", ".. ", "::\n") if m in text] + REST_ROLE.findall(text)
+
+
+def test_markup_detector_catches_rest():
+    assert _markup("run ``symcheck report``; see :func:`symcheck.cli.main`") == ["``", "`", ":func:"]
+    assert _markup("run 'symcheck report' (default: reports)") == []
+
+
+@pytest.mark.parametrize("command", [[], ["report"], ["claims"], ["check"]], ids=lambda c: c[0] if c else "symcheck")
+def test_help_is_plain_text_with_examples_that_parse(capsys, command):
+    from symcheck.cli import _parser
+
+    text = _help(capsys, command)
+    assert _markup(text) == [], f"markup in `symcheck {' '.join(command)} --help`"
+    assert "usage: symcheck" in text and "examples:" in text
+    examples = [re.split(r"\s{2,}", line.strip())[0] for line in text.splitlines() if line.startswith("  symcheck ")]
+    assert examples, "the epilog gives examples"
+    ids = {c.id for c in all_claims()}
+    for example in examples:
+        args = _parser().parse_args(example.split()[1:])  # every example is a valid command line
+        assert getattr(args, "id", None) in (None, *ids), f"example names an unknown claim: {example}"

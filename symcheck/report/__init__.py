@@ -30,6 +30,7 @@ import pkgutil
 import shutil
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
@@ -274,8 +275,12 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
     """Render the sections into ``ctx.out_dir``; with ``only``, copy the others from the report in ``out``.
 
     Returns the manifest entry of each section: name, title, order, Markdown, files, provenance.
+    Markdown that the HTML pages would show raw (a table that does not parse, reST markup) is
+    reported as a :class:`~symcheck.report.unrendered.ReportMarkdownWarning` naming the section.
     """
     from tqdm.auto import tqdm
+
+    from symcheck.report.unrendered import ReportMarkdownWarning, markdown_problems
 
     kept = {s["name"]: s for s in previous.get("sections", [])}
     parts = []
@@ -291,6 +296,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
             bar.set_postfix_str(name, refresh=False)
             before = _files_in(ctx.out_dir)
             markdown = mod.render(ctx).rstrip()
+            for problem in markdown_problems(markdown):
+                warnings.warn(f"section {name}: {problem}", ReportMarkdownWarning, stacklevel=2)
             parts.append({"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
                           "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp})
     return parts

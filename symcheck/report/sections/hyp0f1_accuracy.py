@@ -3,9 +3,9 @@
 Reference per input: the closed form where one exists (k ≤ 2, k = 3 by its 1-D integral, rank one); otherwise the
 float64 zonal series where its rigorous truncation bound is ≤ 1e-15 within the degree
 cap below (its agreement with the mpmath reference is itself a claim,
-``hyp0f1.series.*``). Beyond both, for k ≤ 20 and σ large enough for it to be efficient
+`hyp0f1.series.*`). Beyond both, for k ≤ 20 and σ large enough for it to be efficient
 (every pair sum ≥ 5), saddle-point importance sampling gives an unbiased reference with a
-standard error (claim ``hyp0f1.mc.saddle-unbiased``); those rows are tabulated separately,
+standard error (claim `hyp0f1.mc.saddle-unbiased`); those rows are tabulated separately,
 with the SE beside each error. Elsewhere there is no trustworthy reference and the report
 says so. Errors are absolute errors in log ₀F₁ (= relative errors of ₀F₁ to first order).
 """

@@ -2,9 +2,9 @@
 
 Figs. 1–3 use the scalar model r = uv + ε (and the 1×2 model of Fig. 2): exact Bayes by
 quadrature, MAP, MFVI (closed form, golden-ratio threshold) and SymVI (sign-flip mixture,
-exact mixture entropy by quadrature; optima of :mod:`symcheck.claims.moore_signflip`).
+exact mixture entropy by quadrature; optima of `symcheck.claims.moore_signflip`).
 Fig. 4 fits R = UVᵀ/√k + noise by MAP, elementwise MFVI (= Nakajima et al. 2013's global
-solution, claim ``moore.fig4.nakajima-vb``), isotropic MFVI and SymVI (O(k)-symmetrised
+solution, claim `moore.fig4.nakajima-vb`), isotropic MFVI and SymVI (O(k)-symmetrised
 isotropic base) with Moore's printed A and with the corrected B = MᵀX/c.
 """
 

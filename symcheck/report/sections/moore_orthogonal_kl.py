@@ -3,7 +3,7 @@
 For an isotropic base q* = N(M, cI) on N×k matrices, KL[q*‖q̃] = E_{q*}[r_θ(X)] (eq. (6)).
 Three estimators share the same draws X ~ q*:
 
-* corrected: r = tr B − log ₀F₁(k/2; BBᵀ/4), B = MᵀX/c, exact ₀F₁ (claim ``moore.appA.symmetrised-A``);
+* corrected: r = tr B − log ₀F₁(k/2; BBᵀ/4), B = MᵀX/c, exact ₀F₁ (claim `moore.appA.symmetrised-A`);
 * printed A: Moore's symmetrised A = (MᵀX + XᵀM)/(2c) with the exact ₀F₁;
 * Listing 1: symmetrised A and the Laplace approximation (7) as coded.
 

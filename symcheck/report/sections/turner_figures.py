@@ -6,14 +6,14 @@ the true model's covariance, one parameter learned, the others at their true val
 printed formula is an erratum the figure shows both: the printed form dashed, the corrected
 (verified) form solid.
 
-* Fig. 2: LDS objectives, :mod:`symcheck.models.turner_lds` (printed: eqs. (30)–(32) with the
+* Fig. 2: LDS objectives, `symcheck.models.turner_lds` (printed: eqs. (30)–(32) with the
   printed γ of eq. (33));
-* Figs. 3–7: two-latent factor analysis, :mod:`symcheck.models.turner_fa` (printed: the
+* Figs. 3–7: two-latent factor analysis, `symcheck.models.turner_fa` (printed: the
   likelihood minus the printed KL (48), which is twice the correct one);
-* Figs. 8–9: sparse over-complete ICA, :mod:`symcheck.models.turner_ica`.
+* Figs. 8–9: sparse over-complete ICA, `symcheck.models.turner_ica`.
 
 Curves of an objective are drawn minus their maximum on the plotted grid (so the peaks are at
-0 and the shapes comparable); learned values are maximisers by bounded Brent (``xatol`` 1e-10).
+0 and the shapes comparable); learned values are maximisers by bounded Brent (`xatol` 1e-10).
 """
 
 from __future__ import annotations
