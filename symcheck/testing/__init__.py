@@ -1,0 +1,11 @@
+"""Check other people's implementations against symcheck's references (issue #16).
+
+Every checker takes the user's function (the *subject*) and returns a
+:class:`~symcheck.testing.result.CheckResult`: a verdict, an evidence table by region or test,
+the criterion (a derived tolerance or a designed false-failure rate) and, on failure, a
+reproducer. The ``assert_*`` forms raise ``AssertionError`` for use inside a pytest test.
+"""
+
+from symcheck.testing.result import CheckResult, CheckRow
+
+__all__ = ["CheckResult", "CheckRow"]
