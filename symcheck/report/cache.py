@@ -5,11 +5,13 @@ A section that fits many models (Moore's Fig. 4, the digits MLPs) runs its tasks
 stored as one JSON file and reused only when nothing that could change it has changed:
 
 * the sweep's name, the task's arguments (JSON) and its seed (entropy and spawn key);
-* the **code version**: a SHA-256 of the source of every symcheck module the sweep function
-  can reach — its own module and, transitively, every ``symcheck`` module imported by one of
-  them, parent packages included (:func:`code_version`). Editing any of those files
-  invalidates the entry; editing a report section's prose does not, as long as the sweep
-  function lives in a module of its own (``symcheck/experiments/``);
+* the **code key** (`symcheck.report.codekey.code_key`): a SHA-256 of the source of every
+  function, class and module-level value the sweep function can reach (by the names its code
+  uses, registries and Numba kernels included), of the module-level statements of the modules
+  its module imports, and of the versions of the other libraries it calls. Editing a function
+  a sweep can call reruns that sweep; editing one it cannot call (the holonomic ₀F₁ method for
+  the digits MLPs, a report section's prose) does not. `symcheck/report/codekey.py` says
+  exactly what is and is not tracked;
 * the versions of Python, NumPy, SciPy and Numba.
 
 Results must be JSON values (dicts, lists, str, float, int, bool, None); a freshly computed
@@ -29,13 +31,12 @@ sections report how many of their results came from the cache.
 
 from __future__ import annotations
 
-import ast
 import datetime
 import hashlib
+import inspect
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -44,86 +45,13 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from symcheck._checks import check_callable
+from symcheck.report.codekey import code_key
 from symcheck.sweep import Task, run_sweep
 
-__all__ = ["ResultCache", "SweepRecord", "code_version"]
+__all__ = ["ResultCache", "SweepRecord"]
 
 #: Bump to invalidate every entry when the entry format changes.
 FORMAT = 1
-
-
-#: The folder holding the ``symcheck`` package.
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _module_source(name: str) -> tuple[Path, bytes] | None:
-    """(path, source) of the symcheck module or package ``name`` (or of an imported module
-    outside symcheck, e.g. a test's); None if ``name`` is not a module (an imported function)."""
-    if name != "symcheck" and not name.startswith("symcheck."):
-        file = getattr(sys.modules.get(name), "__file__", None)
-        return None if file is None else (Path(file), Path(file).read_bytes())
-    base = _ROOT.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path, path.read_bytes()
-    return None
-
-
-def _imported_symcheck_modules(name: str, path: Path, source: bytes) -> set[str]:
-    """Names of symcheck modules (and packages) that the module ``name`` imports."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                mod = f"{base}.{node.module}" if node.module else base
-            else:
-                mod = node.module or ""
-            found.add(mod)
-            found.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import submodule`
-    out = set()
-    for mod in found:
-        if mod == "symcheck" or mod.startswith("symcheck."):
-            parts = mod.split(".")
-            out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))  # parents run on import
-    return out
-
-
-def code_version(module: str) -> str:
-    """SHA-256 of the source of ``module`` and of every symcheck module it reaches by imports.
-
-    Parameters
-    ----------
-    module : str
-        Dotted name of a symcheck module (e.g. ``"symcheck.experiments.moore_fig4"``).
-
-    Returns
-    -------
-    str
-        Hex digest over the sorted (module name, source) pairs; names that are not modules
-        (``from symcheck.x import function``) are skipped.
-    """
-    sources: dict[str, bytes] = {}
-    stack = [module]
-    while stack:
-        name = stack.pop()
-        if name in sources:
-            continue
-        found = _module_source(name)
-        if found is None:
-            sources[name] = b""
-            continue
-        path, src = found
-        sources[name] = src
-        stack.extend(_imported_symcheck_modules(name, path, src) - sources.keys())
-    digest = hashlib.sha256()
-    for name in sorted(sources):
-        if sources[name]:
-            digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
-    return digest.hexdigest()
 
 
 def _versions() -> dict:
@@ -194,7 +122,7 @@ class SweepRecord:
         if self.hits:
             text += (f" (they took {self.seconds_cached:.0f} s of compute when made, at commit"
                      f"{'s' if len(self.commits) > 1 else ''} {', '.join(sorted(c[:12] for c in self.commits))}; "
-                     "keyed by the source of every module they import, see `symcheck/report/cache.py`)")
+                     "keyed by the source of every function they can call, see `symcheck/report/codekey.py`)")
         return text + "."
 
 
@@ -228,7 +156,7 @@ class ResultCache:
             Sweep name: the entries' sub-folder (letters, digits, ``_`` and ``-``).
         fn : callable
             Module-level function ``fn(args, rng)`` returning JSON values; ``args`` must be JSON
-            values too. Its module's :func:`code_version` is part of every key.
+            values too. Its code key (`symcheck.report.codekey.code_key`) is part of every key.
         tasks : sequence of Task
             From :func:`symcheck.sweep.seeded_tasks`.
         scheduler, processes
@@ -248,9 +176,11 @@ class ResultCache:
         if not name or not all(ch.isalnum() or ch in "_-" for ch in name):
             raise ValueError(f"name: must be a non-empty folder name of letters, digits, '_' and '-', got {name!r}")
         check_callable(fn, "fn")
-        if _module_source(fn.__module__) is None:
-            raise ValueError(f"fn: its module {fn.__module__!r} has no source file to key the cache by")
-        code = code_version(fn.__module__)
+        try:
+            inspect.getsource(fn)
+        except (OSError, TypeError):
+            raise ValueError(f"fn: {fn!r} has no source file to key the cache by") from None
+        code = code_key(fn)
         record = self.records.setdefault(name, SweepRecord(name))
         used = self._used.setdefault(name, set())
         results: list = [None] * len(tasks)
