@@ -88,8 +88,8 @@ _DYNAMIC = frozenset({"getattr", "globals", "vars", "eval", "exec", "__import__"
 _FILE_READERS = frozenset({"open", "load", "loadtxt", "genfromtxt", "read_text", "read_bytes", "files", "__file__"})
 #: Libraries whose versions every cache entry records already (symcheck.report.cache).
 _IN_EVERY_KEY = frozenset({"numpy", "scipy", "numba"})
-#: Largest container (items) walked element by element; larger ones are hashed by repr.
-_DATA_DEPTH = 8
+#: Deepest nesting of data followed (deeper values count as "deep", a recursion guard).
+_DATA_DEPTH = 32
 
 
 def _sha(data: bytes | str) -> str:
@@ -142,7 +142,7 @@ def _imports(code: types.CodeType, package: str | None) -> set[str]:
     return out
 
 
-def _module_statements(path: Path) -> str:
+def _module_statements(path: Path) -> list[ast.stmt]:
     """The module-level statements of the file at ``path`` that every key holds (module docstring)."""
     tree = ast.parse(path.read_bytes())
     kept = []
@@ -157,8 +157,8 @@ def _module_statements(path: Path) -> str:
             if all(isinstance(t, ast.Name) for t in targets) and \
                     (value is None or not any(isinstance(n, ast.Call) for n in ast.walk(value))):
                 continue
-        kept.append(ast.dump(node, annotate_fields=False))
-    return "\n".join(kept)
+        kept.append(node)
+    return kept
 
 
 class _Walk:
@@ -174,8 +174,17 @@ class _Walk:
         self._module_names: dict[str, set[str]] = {}  # module of ours -> names already resolved on it
         self._full_modules: set[str] = set()
         self._trees: dict[str, ast.Module | None] = {}
+        self.touched: set[str] = set()  # modules of ours that define something reached
         self.visit(fn)
         self.root_module = module
+        done: set[str] = set()
+        while self.touched - done:  # what the module-level statements of those modules use
+            name = min(self.touched - done)
+            done.add(name)
+            file = getattr(sys.modules.get(name), "__file__", None)
+            if file and file.endswith(".py"):
+                statements = ast.Module(body=_module_statements(Path(file)), type_ignores=[])
+                self._code(compile(statements, file, "exec"), vars(sys.modules[name]))
 
     # ----- what is ours -------------------------------------------------------------------
 
@@ -248,6 +257,7 @@ class _Walk:
             self._note_external(fn.__module__)
             return f"function:{qualname}"
         self.parts[qualname] = "pending"
+        self.touched.add(fn.__module__)
         extra = [self._data(fn.__defaults__), self._data(fn.__kwdefaults__)]
         for cell in fn.__closure__ or ():
             try:
@@ -266,6 +276,7 @@ class _Walk:
             self._note_external(cls.__module__)
             return f"class:{qualname}"
         self.parts[qualname] = "pending"
+        self.touched.add(cls.__module__)
         extra = [self.visit(base) for base in cls.__mro__[1:]]
         for name, value in sorted(vars(cls).items()):
             if name in {"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__"}:
@@ -275,38 +286,58 @@ class _Walk:
         return f"class:{qualname}"
 
     def _data(self, obj, depth: int = 0) -> str:
-        """A stable token of a data value (following the functions and classes it holds)."""
+        """A stable token of a data value, following the functions and classes it holds.
+
+        Immutable values count by value. Lists, dicts and sets count only by the code they hold
+        (their contents can change at run time, a memo table say; their definition is keyed by
+        the source of the assignment or module-level statement that makes them).
+        """
         if depth > _DATA_DEPTH:
-            return f"deep:{_sha(repr(obj))}"
+            return "deep"
         if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)):
             return repr(obj)
-        if isinstance(obj, (tuple, list)):
-            return f"{type(obj).__name__}[" + ",".join(self._data_or_visit(x, depth) for x in obj) + "]"
-        if isinstance(obj, (set, frozenset)):
-            return f"{type(obj).__name__}{{" + ",".join(sorted(self._data_or_visit(x, depth) for x in obj)) + "}"
-        if isinstance(obj, dict):
-            items = sorted(f"{self._data_or_visit(k, depth)}:{self._data_or_visit(v, depth)}" for k, v in obj.items())
-            return "dict{" + ",".join(items) + "}"
+        if isinstance(obj, tuple):
+            return "tuple[" + ",".join(self._item(x, depth) for x in obj) + "]"
+        if isinstance(obj, frozenset):
+            return "frozenset{" + ",".join(sorted(self._item(x, depth) for x in obj)) + "}"
+        if isinstance(obj, (list, set, dict, bytearray)):
+            code = sorted(set(self._code_in(obj, depth)))
+            return f"{type(obj).__name__}(code: " + ",".join(code) + ")"
         if isinstance(obj, np.ndarray):
             if obj.dtype.hasobject:
-                return f"array{obj.shape}[" + ",".join(self._data_or_visit(x, depth) for x in obj.ravel()) + "]"
+                return f"array{obj.shape}[" + ",".join(self._item(x, depth) for x in obj.ravel()) + "]"
             return f"array:{obj.dtype.str}:{obj.shape}:{_sha(np.ascontiguousarray(obj).tobytes())}"
         if isinstance(obj, PurePath):
             return _path_token(obj)
         if isinstance(obj, enum.Enum):
-            return f"{self.visit(type(obj))}.{obj.name}={self._data_or_visit(obj.value, depth)}"
+            return f"{self.visit(type(obj))}.{obj.name}"
         cls = type(obj)
         if self.ours(cls.__module__) or dataclasses.is_dataclass(obj):
-            state = ({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj)
-                     else getattr(obj, "__dict__", {}))
+            state = (tuple((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj))
+                     if dataclasses.is_dataclass(obj) else tuple(sorted(getattr(obj, "__dict__", {}).items())))
             return f"{self.visit(cls)}({self._data(state, depth + 1)})"
         self._note_external(cls.__module__)
         return f"opaque:{cls.__module__}.{cls.__qualname__}"
 
-    def _data_or_visit(self, obj, depth: int) -> str:
-        if callable(obj) or isinstance(obj, types.ModuleType):
+    def _item(self, obj, depth: int) -> str:
+        if callable(obj) or isinstance(obj, (types.ModuleType, staticmethod, classmethod)):
             return self.visit(obj)
         return self._data(obj, depth + 1)
+
+    def _code_in(self, obj, depth: int):
+        """Tokens of the functions, classes and instances of ours inside a mutable container's item."""
+        if depth > _DATA_DEPTH:
+            return
+        if isinstance(obj, (tuple, list, set, frozenset)):
+            for x in obj:
+                yield from self._code_in(x, depth + 1)
+        elif isinstance(obj, dict):
+            for x in obj.items():
+                yield from self._code_in(x, depth + 1)
+        elif callable(obj) or isinstance(obj, (types.ModuleType, staticmethod, classmethod)):
+            yield self.visit(obj)
+        elif self.ours(type(obj).__module__) or dataclasses.is_dataclass(obj):
+            yield self._data(obj, depth + 1)
 
     # ----- code ---------------------------------------------------------------------------
 
@@ -351,10 +382,8 @@ class _Walk:
         if qualname in self.parts:
             return
         self.parts[qualname] = "pending"
-        token = self._data(value)
-        if "opaque:" in token:  # no stable value: key it by what its assignment reads as well
-            token += repr(sorted(self._assignment_names(module, name)))
-        self.parts[qualname] = _sha(token)
+        self.touched.add(module)
+        self.parts[qualname] = _sha(self._data(value) + repr(sorted(self._assignment_names(module, name))))
 
     def _assignment_names(self, module: str, name: str) -> set[str]:
         if module not in self._trees:
@@ -457,7 +486,7 @@ def reached(fn) -> dict[str, str]:
             data = [p for p in sorted(folder.rglob("*"))
                     if p.is_file() and p.suffix not in {".py", ".pyc", ".nbi", ".nbc"} and "__pycache__" not in p.parts]
             parts[f"<files of package> {module}"] = _sha("".join(_path_token(p) for p in data))
-    statements = [f"{name}:{_sha(_module_statements(path))}"
+    statements = [f"{name}:{_sha(chr(10).join(ast.dump(n, annotate_fields=False) for n in _module_statements(path)))}"
                   for name, path in sorted(_import_closure(walk.root_module, walk.roots).items())]
     parts["<module statements>"] = _sha("\n".join(statements))
     versions = []
