@@ -128,7 +128,7 @@ def _codes(code: types.CodeType):
 def _imports(code: types.CodeType, package: str | None) -> set[str]:
     """Absolute names of the modules that ``code`` imports in its body (``import``/``from`` inside a function)."""
     out = set()
-    level = 0
+    level, name = 0, ""
     for ins in dis.get_instructions(code):
         if ins.opname == "LOAD_CONST" and isinstance(ins.argval, int):
             level = ins.argval
@@ -136,9 +136,12 @@ def _imports(code: types.CodeType, package: str | None) -> set[str]:
             try:
                 name = importlib.util.resolve_name("." * level + ins.argval, package) if level else ins.argval
             except (ImportError, ValueError):
+                name = ""
                 continue
             parts = name.split(".")
             out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        elif ins.opname == "IMPORT_FROM" and name:
+            out.add(f"{name}.{ins.argval}")  # `from package import submodule` (not yet imported, maybe)
     return out
 
 
@@ -358,7 +361,7 @@ class _Walk:
             if self.ours(name):
                 try:
                     modules.add(importlib.import_module(name).__name__)
-                except ImportError:  # an import that fails at run time too
+                except ImportError:  # not a module (`from module import function`), or fails at run time too
                     continue
             else:
                 self._note_external(name)
