@@ -130,7 +130,8 @@ REACHED = {
     "registry entry's data": ("core.py", 'Route("two", 1.0, route_two)', 'Route("two", 2.0, route_two)'),
     "dataclass constant": ("core.py", 'Route("const", 0.5, route_one)', 'Route("const", 0.25, route_one)'),
     "module imported in the body": ("extra.py", "return 2 * x", "return 3 * x"),
-    "module-level statement of a module the package imports": ("unrelated.py", "LIMIT = 3\n", "LIMIT = 3\nprint(LIMIT)\n"),
+    "module-level statement of a module the package imports": ("unrelated.py", "LIMIT = 3\n",
+                                                               "LIMIT = 3\nprint(LIMIT)\n"),
 }
 
 #: Edits of code the sweep cannot reach: each must leave the key as it was.

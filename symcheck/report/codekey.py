@@ -1,65 +1,74 @@
 """The code key of a cached sweep: the source of every function, class and constant its task can reach.
 
-`symcheck.report.cache.ResultCache` reuses a stored result only while the code that made it
-is unchanged. Hashing whole modules would make any edit of a module that ``symcheck/__init__.py``
-imports rerun every sweep; `code_key` instead follows what the sweep function can actually
-call, so that editing the holonomic ₀F₁ method reruns Moore's Fig. 4 fits (which call ₀F₁) and not
-the digits MLPs (which never do). `reached` lists what a key covers.
+`symcheck.report.cache.ResultCache` reuses a stored result only while the code that made it is
+unchanged. Hashing whole modules would make any edit of a module that `symcheck/__init__.py`
+imports rerun every sweep; `code_key` follows instead what the sweep function can actually call, so
+that editing the holonomic ₀F₁ method reruns Moore's Fig. 4 fits (which call ₀F₁) and not the
+digits MLPs (which never do). `reached` lists what a key covers (`tests/test_cache_keys.py` proves
+both directions on a planted package and on the real sweeps).
 
 What is tracked
 ---------------
-Starting from the sweep function, "our" code is every module of the ``symcheck`` package and of the
-top-level package (or module) that defines the sweep function (a test's module, say). From each of
-our functions the walk follows its code object and every code object nested in it (lambdas,
-comprehensions, inner functions) and resolves
+"Our" code is every module of the `symcheck` package and of the top-level package (or module)
+that defines the sweep function (a test's module, say). From each of our functions the walk
+follows its code object and every code object nested in it (lambdas, comprehensions, inner
+functions) and resolves
 
-* every name the code loads (global names and attribute names alike, the byte code keeps both in
-  ``co_names``) against the function's module globals;
-* the same names as attributes of every module of ours that the code reaches (``hyp0f1.api.x``,
-  chains of sub-modules included), and of the modules it imports inside its body;
-* every string constant of the code that is an identifier, the same way (``getattr(obj, "name")``
-  and string-keyed look-ups);
-* all attributes of a module of ours that code using ``getattr``, ``globals``, ``vars``, ``eval``,
-  ``exec``, ``__import__``, ``import_module`` or ``__dict__`` reaches (a name computed at run time
-  could be any of them).
+* every name the code uses (global names and attribute names alike: the byte code keeps both in
+  `co_names`) against the function's module globals;
+* the same names as attributes of every module of ours that the code names, chains of
+  sub-modules included (`hyp0f1.api.x`), and of the modules it imports in its body
+  (`from symcheck.hyp0f1 import holonomic` inside a function);
+* every string constant of the code that is an identifier, the same way (`getattr(obj, "name")`,
+  string-keyed look-ups);
+* every attribute of the modules of ours that code using `getattr`, `globals`, `vars`, `eval`,
+  `exec`, `__import__`, `import_module` or `__dict__` names (a name computed at run time could be
+  any of them).
 
-Each object found is followed in turn: functions (their source, including decorators, their
-default values and closure cells; Numba dispatchers through ``py_func``; ``functools.partial``,
-``functools.wraps`` and ``lru_cache`` wrappers through what they wrap), classes (their source, so
-every method and class attribute; every attribute is followed; base classes of ours too),
-instances of our classes (their class and their attribute values), and data: numbers, strings,
-tuples, lists, sets, dicts (a registry such as ``symcheck.hyp0f1.methods.REGISTRY`` is followed
-through its entries), NumPy arrays (dtype, shape and bytes) and paths (the bytes of the file or of
-every file under the folder). A module of ours whose reached function may open files (it uses
-``open``, ``load``, ``loadtxt``, ``read_text``, ``read_bytes``, ``files`` or ``__file__``) adds
-every non-Python file under its package folder. An object whose source cannot be read (made by
-``exec``) is keyed by its byte code. A global value that has no stable representation (an
-instance of another library's class) is keyed by its type and by the names its assignment reads
-(so ``_T = build()`` follows ``build``).
+Each object found is followed in turn:
+
+* functions: their source (decorators included, so a Numba option counts), default values and
+  closure cells; Numba dispatchers through `py_func` (a jitted kernel's callees resolve through its
+  globals like any function's); `functools.partial`, `functools.wraps` and `lru_cache` wrappers
+  through what they wrap; code without a source file (made by `exec`, as dataclasses' methods) by
+  its byte code;
+* classes: their source (every method and class attribute), every attribute followed, base
+  classes of ours too; instances of our classes and dataclass instances: their class and field
+  values;
+* module-level values a function reads: the source of the assignment that makes them, plus their
+  value where it cannot change at run time: numbers, strings, tuples, frozensets, NumPy arrays
+  (dtype, shape, bytes), paths (the bytes of the file, or of every file under the folder). Lists,
+  dicts and sets count by their assignment and by the code they hold only (a registry such as
+  `symcheck.hyp0f1.methods.REGISTRY` is followed through its entries' functions; a memo table
+  filling up at run time does not change the key); an instance of another library's class counts
+  by its type and its assignment, whose names are followed (`_T = build()` follows `build`);
+* the module-level statements of every module that defines something reached (below), followed
+  like a function's code (so `register(Method(evaluate=f))` follows `f`);
+* files: every non-Python file under the package folder of a module whose reached code may open
+  files (it uses `open`, `load`, `loadtxt`, `genfromtxt`, `read_text`, `read_bytes`, `files` or
+  `__file__`);
+* the versions of the other libraries whose functions, classes or modules the walk meets (NumPy,
+  SciPy, Numba and Python are in every entry already: `symcheck.report.cache`).
 
 Every key also holds, for every module of ours in the import closure of the sweep function's
-module (importing runs them), the **module-level statements** other than function and class
+module (importing runs them), the module-level statements other than function and class
 definitions, imports, the docstring and assignments to plain names whose right-hand side calls
-nothing: registrations (``register(Method(...))``), settings (``mp.dps = 30``), ``if``/``try``
-blocks and assignments that call something (compared as syntax trees: comments and blank lines
-do not count). Those plain-name assignments that call nothing are keyed by value when read. The
-versions of the other libraries whose functions, classes or modules the walk meets are part of
-the key too (NumPy, SciPy, Numba and Python are in every key: `symcheck.report.cache`).
+nothing: registrations, settings (`mp.dps = 30`), `if`/`try` blocks and assignments that call
+something (compared as syntax trees: comments and blank lines do not count). Editing one of those
+reruns every sweep whose module imports it.
 
 What is not tracked
 -------------------
 * a method reached only through an instance whose class no reached code names (an object handed
-  in by a library callback); an attribute reached through a non-constant name on a module that the
-  code does not name either;
-* side effects hidden in an operator or attribute read on the right of a module-level plain-name
-  assignment that calls nothing (such an assignment is keyed only by its value, when read);
-  ``_ = np.seterr(...)`` is tracked: it calls;
-* files read from paths built at run time outside the package folder of the reading module, and
-  environment variables, the machine, the BLAS build;
+  in by another library), an attribute read through a name computed at run time on a module the
+  code does not name;
+* contents that a list, dict or set receives at run time (only its definition and the code it
+  holds count), and the run-time state of other libraries' objects;
+* files read from paths built at run time outside the package folder of the reading module,
+  environment variables, the machine and the BLAS build;
 * code of other libraries beyond their version number.
 
-Keys are computed from the source files on disk at the time of the call (they are read once per
-key).
+Keys are computed from the source files on disk when `code_key` is called.
 """
 
 from __future__ import annotations
