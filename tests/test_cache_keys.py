@@ -62,6 +62,17 @@ BASE = {
         ROUTE = Route("const", 0.5, route_one)
 
 
+        class Scaled:
+            def __init__(self, factor):
+                self.factor = factor
+
+            def __call__(self, x):
+                return self.factor * x
+
+
+        TRIPLE = Scaled(3.0)
+
+
         def not_reached(x):
             return x - 1.0
 
@@ -93,7 +104,7 @@ BASE = {
             m = Model(args["w"])
             r = REGISTRY[args["route"]]
             y = helper_a(m.predict(args["x"])) + jitted(1.0) + other.used(2.0) + TABLE.sum()
-            return {"y": y + r.weight * r.fn(1.0) + ROUTE.weight + local_import(1.0)}
+            return {"y": y + r.weight * r.fn(1.0) + ROUTE.weight + local_import(1.0) + TRIPLE(1.0)}
         ''',
     "other.py": '''
         def used(x):
@@ -128,6 +139,7 @@ REACHED = {
     "function of another module": ("other.py", "return x\n", "return x + 1\n"),
     "registry entry's function": ("core.py", "return x + 20.0", "return x + 21.0"),
     "registry entry's data": ("core.py", 'Route("two", 1.0, route_two)', 'Route("two", 2.0, route_two)'),
+    "callable instance's state": ("core.py", "TRIPLE = Scaled(3.0)", "TRIPLE = Scaled(3.5)"),
     "dataclass constant": ("core.py", 'Route("const", 0.5, route_one)', 'Route("const", 0.25, route_one)'),
     "module imported in the body": ("extra.py", "return 2 * x", "return 3 * x"),
     "module-level statement of a module the package imports": ("unrelated.py", "LIMIT = 3\n",

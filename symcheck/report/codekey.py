@@ -387,15 +387,18 @@ class _Walk:
 
     def _global(self, module: str, name: str, value) -> None:
         """Follow the global ``name`` of ``module``; data values become parts of their own."""
-        if isinstance(value, types.ModuleType) or callable(value) or isinstance(value, (staticmethod, classmethod)):
+        if isinstance(value, (types.ModuleType, types.FunctionType, type, types.BuiltinFunctionType, np.ufunc)):
             self.visit(value)
             return
         qualname = f"{module}.{name}"
         if qualname in self.parts:
             return
         self.parts[qualname] = "pending"
-        self.touched.add(module)
-        self.parts[qualname] = _sha(self._data(value) + repr(sorted(self._assignment_names(module, name))))
+        self.touched.add(module)  # data, and callable objects (partials, jitted kernels, instances with __call__)
+        token = self.visit(value)
+        own = self.parts[qualname]  # a jitted kernel's or a wrapper's function has this name too: keep its source
+        self.parts[qualname] = _sha(("" if own == "pending" else own) + token
+                                    + repr(sorted(self._assignment_names(module, name))))
 
     def _assignment_names(self, module: str, name: str) -> set[str]:
         if module not in self._trees:
