@@ -6,6 +6,7 @@ the criterion (a derived tolerance or a designed false-failure rate) and, on fai
 reproducer. The ``assert_*`` forms raise ``AssertionError`` for use inside a pytest test.
 """
 
+from symcheck.testing.haar import check_haar_sampler
 from symcheck.testing.result import CheckResult, CheckRow
 
-__all__ = ["CheckResult", "CheckRow"]
+__all__ = ["CheckResult", "CheckRow", "check_haar_sampler"]
