@@ -36,7 +36,8 @@ test and up to six statistical tests, each against a law that holds exactly for 
 7. **invariance**: Haar measure is invariant under T → Q_L T Q_R for fixed Q_L, Q_R in the group.
    The draws are split into two halves; the two-sample Kolmogorov–Smirnov test compares
    tr(R T) over the first half with tr(R Q_L T Q_R) over the second (R a fixed Gaussian matrix,
-   Q_L, Q_R fixed Haar draws of symcheck's own sampler, all from the battery's generator).
+   Q_L, Q_R fixed Haar draws of symcheck's own sampler; u, R, Q_L, Q_R are drawn once per k from
+   symcheck.evidence.BASE_SEED, so the power against a given sampler does not depend on the seed).
 
 **Designed false-failure rate.** The m statistical tests (6 for O(k), 5 for SO(k)) are combined
 by Holm's step-down procedure (Holm 1979, Scand. J. Statist. 6, 65–70) at level alpha: under
@@ -57,11 +58,12 @@ import numpy as np
 from scipy import stats
 
 from symcheck._checks import check_alloc, check_bool, check_callable, check_choice, check_int
-from symcheck.evidence import EPS, ROUNDING
+from symcheck.evidence import BASE_SEED, EPS, ROUNDING
 from symcheck.haar import haar_orthogonal
 from symcheck.testing.result import CheckResult, CheckRow
 
-__all__ = ["DEFAULT_N", "MIN_N", "SIGNATURES", "check_haar_sampler", "weyl_angle_cdf", "weyl_angle_pdf"]
+__all__ = ["DEFAULT_N", "MIN_N", "SIGNATURES", "battery_directions", "check_haar_sampler", "weyl_angle_cdf",
+           "weyl_angle_pdf"]
 
 #: Draws of the battery by default: every planted bug of the tests is caught at it (see the module notes).
 DEFAULT_N = 2000
@@ -266,16 +268,18 @@ def _angles(T: np.ndarray, det: np.ndarray, pick: np.random.Generator) -> tuple[
     idx = np.floor(pick.random(n) * np.maximum(free, 1)).astype(int)
     c = cosines[np.arange(n), np.minimum(idx, k // 2 - 1)][keep]
     u = weyl_angle_cdf(np.arccos(np.clip(c, -1.0, 1.0)), k, np.sign(det[keep]))
-    res = stats.kstest(u, "uniform")
-    values = {"statistic": float(res.statistic), "null law": f"Kolmogorov, n = {u.size}",
-              "p-value": float(res.pvalue),
+    if u.size == 0:  # every draw is a reflection of O(2): nothing to test here (the determinant test fails)
+        statistic, p = "-", 1.0
+    else:
+        res = stats.kstest(u, "uniform")
+        statistic, p = float(res.statistic), float(res.pvalue)
+    values = {"statistic": statistic, "null law": f"Kolmogorov, n = {u.size}", "p-value": p,
               "detail": "one free eigen-angle per draw through the cumulative law of its coset (Weyl); "
                         f"{n - u.size} draws without free angles left out"}
-    snippet = ("from symcheck.testing.haar import weyl_angle_cdf\n"
-               "d = np.sign(np.linalg.det(T))\n"
+    snippet = ("d = np.sign(np.linalg.det(T))\n"
                "theta = np.abs(np.angle(np.linalg.eigvals(T)))  # each free angle twice, fixed +-1 at 0 or pi\n"
                "# the free angles of draws with det d follow weyl_angle_pdf(theta, k, d)")
-    return values, float(res.pvalue), snippet
+    return values, p, snippet
 
 
 def _sphere(T: np.ndarray, u: np.ndarray, rows: bool) -> tuple[dict, float, str]:
@@ -288,7 +292,7 @@ def _sphere(T: np.ndarray, u: np.ndarray, rows: bool) -> tuple[dict, float, str]
     values = {"statistic": float(res.statistic), "null law": f"Kolmogorov, n = {n}", "p-value": float(res.pvalue),
               "detail": f"(1 + u'x)/2 ~ Beta({a:g}, {a:g}) for {what} i mod k of draw i, u a fixed unit vector"}
     index = "T[i, i % k, :] @ u" if rows else "u @ T[i, :, i % k]"
-    snippet = (f"u = np.array({np.round(u, 17).tolist()!r})\n"
+    snippet = (f"u = battery_directions(k, special)[0]\n"
                f"x = np.array([{index} for i in range(len(T))])\n"
                f"print(scipy.stats.kstest((1 + x) / 2, scipy.stats.beta({a:g}, {a:g}).cdf))")
     return values, float(res.pvalue), snippet
@@ -302,9 +306,9 @@ def _invariance(T: np.ndarray, R: np.ndarray, QL: np.ndarray, QR: np.ndarray) ->
               "p-value": float(res.pvalue),
               "detail": "tr(R T) over the even draws against tr(R Q_L T Q_R) over the odd ones (R, Q_L, Q_R fixed)"}
     snippet = ("# Haar: T and Q_L T Q_R have the same law for fixed group elements Q_L, Q_R\n"
-               "QL = symcheck.haar_orthogonal(k, rng=1); R = np.random.default_rng(2).standard_normal((k, k))\n"
+               "u, R, QL, QR = battery_directions(k, special)\n"
                "print(scipy.stats.ks_2samp(np.einsum('ij,nji->n', R, T[0::2]), "
-               "np.einsum('ij,nji->n', R, QL @ T[1::2])))")
+               "np.einsum('ij,nji->n', R, QL @ T[1::2] @ QR)))")
     return values, float(res.pvalue), snippet
 
 
@@ -342,10 +346,25 @@ def _reproducer(subject: str, importable: bool, signature: str, k: int, n: int, 
             f"seed={seed}, signature={signature!r})")
     draw = (f"T = np.asarray(sample(np.random.default_rng({seed}), {n}, {k}))" if signature == "rng, n, k"
             else f"T = np.asarray(sample({n}))  # the sampler's own randomness: the draws differ per run")
-    lines = [*head, call, "print(result.table())", "", "# the failing test(s) by hand:", f"k = {k}", draw]
+    lines = [*head, call, "print(result.table())", "", "# the failing test(s) by hand:",
+             "from symcheck.testing.haar import battery_directions, weyl_angle_cdf",
+             f"k, special = {k}, {special}", draw]
     for name, snippet in failing:
         lines += [f"# {name}", *snippet.splitlines()]
     return "\n".join(lines)
+
+
+def battery_directions(k: int, special: bool):
+    """The battery's fixed unit vector u, Gaussian matrix R and group elements Q_L, Q_R for this k.
+
+    Drawn from BASE_SEED, not from the run's seed: the power of the sphere and invariance tests
+    against a given sampler is then a property of the sampler and n alone.
+    """
+    gen = np.random.default_rng([BASE_SEED, k])
+    u = gen.standard_normal(k)
+    R = gen.standard_normal((k, k))
+    QL, QR = haar_orthogonal(k, 2, gen, special=special)
+    return u / np.linalg.norm(u), R, QL, QR
 
 
 def check_haar_sampler(sample, k, n=DEFAULT_N, special=False, alpha=1e-3, seed=None, signature="rng, n, k",
@@ -371,9 +390,9 @@ def check_haar_sampler(sample, k, n=DEFAULT_N, special=False, alpha=1e-3, seed=N
         Designed false-failure rate: the probability that a correct Haar sampler fails the battery
         is at most alpha (Holm over the statistical tests; module notes), in (0, 1).
     seed : int or None
-        Seed of the sampler's generator, numpy.random.default_rng(seed), and of the battery's own
-        (fixed directions, the picked eigen-angle): numpy.random.default_rng([seed, 1]). None draws a
-        fresh one; it is recorded in the criterion and the reproducer.
+        Seed of the sampler's generator, numpy.random.default_rng(seed), and of the eigen-angle
+        picked per draw, numpy.random.default_rng([seed, 1]). None draws a fresh one; it is recorded
+        in the criterion and the reproducer.
     signature : {"rng, n, k", "n"}
         How sample is called (above).
     eps : float or None
@@ -457,11 +476,7 @@ def check_haar_sampler(sample, k, n=DEFAULT_N, special=False, alpha=1e-3, seed=N
                            _reproducer(name, importable, signature, k, n, special, alpha, seed,
                                        [("finite entries", snippet)]))
 
-    battery = np.random.default_rng([seed, 1])
-    u = battery.standard_normal(k)
-    u /= np.linalg.norm(u)
-    R = battery.standard_normal((k, k))
-    QL, QR = haar_orthogonal(k, 2, battery, special=special)
+    u, R, QL, QR = battery_directions(k, special)
     det = np.linalg.det(T)
 
     ortho_values, ortho_ok, ortho_snippet = _orthogonality(T, eps)
@@ -469,7 +484,7 @@ def check_haar_sampler(sample, k, n=DEFAULT_N, special=False, alpha=1e-3, seed=N
     tests = [("orthogonality", ortho_values, None, ortho_ok, ortho_snippet),
              ("determinant", det_values, det_p, det_ok, det_snippet)]
     for name_, (values, p, snippet) in (("moments of traces", _moments(T, special)),
-                                        ("eigen-angles (Weyl)", _angles(T, det, battery)),
+                                        ("eigen-angles (Weyl)", _angles(T, det, np.random.default_rng([seed, 1]))),
                                         ("columns uniform", _sphere(T, u, rows=False)),
                                         ("rows uniform", _sphere(T, u, rows=True)),
                                         ("invariance Q_L T Q_R", _invariance(T, R, QL, QR))):
