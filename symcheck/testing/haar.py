@@ -12,13 +12,15 @@ test and up to six statistical tests, each against a law that holds exactly for 
    number of det = +1 draws is Binomial(n, 1/2) (exact two-sided binomial test). For SO(k) every
    draw must have det T = +1 (deterministic).
 3. **moments of traces** (Diaconis & Shahshahani 1994, "On the eigenvalues of random matrices",
-   J. Appl. Probab. 31A, 49–62, Thm 4): for Haar T on O(k) and a_j ≥ 0 with weight
-   w = Σ j·a_j ≤ k, E[Π (tr T^j)^{a_j}] = E[Π (√j·Z_j + η_j)^{a_j}], Z_j i.i.d. N(0, 1),
-   η_j = 1 for even j and 0 for odd j. On SO(k) the same holds for w ≤ k − 1 (E over SO(k) is
-   E over O(k) of f·(1 + det T), and det appears in the degree-w tensor power of O(k)'s standard
-   representation only for w ≥ k). Tested: the means of tr T, (tr T)², (tr T)³, tr T², tr T³
-   (weights 1, 2, 3, 2, 3) where the weight is in range; each by the z-score of its sample mean,
-   with the exact variance when 2w is in range too and the sample variance otherwise.
+   J. Appl. Probab. 31A, 49–62, Thm 4; Diaconis & Evans 2001, Trans. AMS 353, 2615–2633): for Haar
+   T on O(k) and a_j ≥ 0 of small weight w = Σ j·a_j, E[Π (tr T^j)^{a_j}] = E[Π (√j·Z_j + η_j)^{a_j}],
+   Z_j i.i.d. N(0, 1), η_j = 1 for even j and 0 for odd j; proven there for w ≤ k/2. The battery
+   uses the means of tr T, (tr T)², (tr T)³, tr T², tr T³ (weights 1, 2, 3, 2, 3) where w ≤ k
+   (O(k)) or w ≤ k − 1 (SO(k): E over SO(k) is E over O(k) of f·(1 + det T), and det appears in
+   the degree-w tensor power of the standard representation only for w ≥ k), each by the z-score
+   of its sample mean, with the exact variance where 2w is in that range too and the sample
+   variance otherwise. Every equality this takes beyond w ≤ k/2 (k ≤ 11; weights ≤ 6) is confirmed
+   exactly by Gauss–Chebyshev quadrature of Weyl's density in tests/test_testing_haar.py.
 4. **eigen-angles** (Weyl's integration formula; H. Weyl 1939, *The Classical Groups*, Ch. VII;
    per coset as in Katz & Sarnak 1999, *Random Matrices, Frobenius Eigenvalues, and Monodromy*,
    Sec. 5.0): the eigenvalues of T are e^{±iθⱼ}, θⱼ ∈ [0, π], plus fixed eigenvalues +1 (k odd,
@@ -57,7 +59,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from symcheck._checks import check_alloc, check_bool, check_callable, check_choice, check_int
+from symcheck._checks import as_finite_array, check_alloc, check_bool, check_callable, check_choice, check_int
 from symcheck.evidence import BASE_SEED, EPS, ROUNDING
 from symcheck.haar import haar_orthogonal
 from symcheck.testing.result import CheckResult, CheckRow
@@ -108,6 +110,21 @@ def _coset(k: int, det) -> tuple[np.ndarray, np.ndarray]:
     return s, free
 
 
+def _angle_law_args(theta, k, det):
+    """Validated (theta, k, s, N) of weyl_angle_pdf / weyl_angle_cdf."""
+    k = check_int(k, "k", minimum=2)
+    theta = as_finite_array(theta, "theta")
+    if theta.size and (theta.min() < 0 or theta.max() > np.pi):
+        raise ValueError("theta must lie in [0, pi] (eigen-angles of a conjugate pair, taken non-negative)")
+    d = as_finite_array(det, "det")
+    if not np.all(np.abs(d) == 1):
+        raise ValueError("det must be +1 or -1 (the coset of O(k)), or an array of them")
+    s, free = _coset(k, d)
+    if np.any(free == 0):
+        raise ValueError("k=2 with det=-1 has no free eigen-angles (its eigenvalues are +1 and -1)")
+    return theta, k, s, free
+
+
 def weyl_angle_pdf(theta, k, det):
     """Density of one free eigen-angle of Haar T on the coset {det T = det} of O(k), picked at random.
 
@@ -118,7 +135,7 @@ def weyl_angle_pdf(theta, k, det):
     k : int
         Dimension (≥ 2).
     det : +1 or -1, or an array of them (broadcast against theta)
-        The coset: SO(k) (+1) or O(k) minus SO(k) (−1).
+        The coset: SO(k) (+1) or O(k) minus SO(k) (−1); k = 2 with det −1 has no free angle.
 
     Returns
     -------
@@ -135,9 +152,7 @@ def weyl_angle_pdf(theta, k, det):
     S_b(x) = sin(bx/2)/(2π sin(x/2)) (Katz & Sarnak 1999, Sec. 5.0), which gives R₁ above. The tests
     check it against a direct integration of the joint density.
     """
-    k = check_int(k, "k", minimum=2)
-    theta = np.asarray(theta, dtype=float)
-    s, free = _coset(k, det)
+    theta, k, s, free = _angle_law_args(theta, k, det)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(np.sin(theta) == 0, np.where(np.cos(theta) > 0, k - 1.0, (-1.0) ** k * (k - 1)),
                          np.sin((k - 1) * theta) / np.sin(theta))
@@ -149,11 +164,8 @@ def weyl_angle_cdf(theta, k, det):
 
     Parameters are those of weyl_angle_pdf; returns values in [0, 1] (1 at θ = π).
     """
-    k = check_int(k, "k", minimum=2)
-    theta = np.asarray(theta, dtype=float)
-    s, free = _coset(k, det)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = ((k - 1) * theta + s * _sin_ratio_integral(theta, k - 1)) / (2 * np.pi * free)
+    theta, k, s, free = _angle_law_args(theta, k, det)
+    out = ((k - 1) * theta + s * _sin_ratio_integral(theta, k - 1)) / (2 * np.pi * free)
     return np.clip(out, 0.0, 1.0)
 
 
@@ -262,12 +274,13 @@ def _moments(T: np.ndarray, special: bool) -> tuple[dict, float, str]:
 
 def _angles(T: np.ndarray, det: np.ndarray, pick: np.random.Generator) -> tuple[dict, float, str]:
     n, k, _ = T.shape
-    cosines = _free_angles_cos(T, det)
-    _, free = _coset(k, np.sign(det))
+    coset = np.where(det > 0, 1.0, -1.0)  # a singular draw (det 0: not orthogonal) counts as det −1
+    cosines = _free_angles_cos(T, coset)
+    _, free = _coset(k, coset)
     keep = free > 0
     idx = np.floor(pick.random(n) * np.maximum(free, 1)).astype(int)
     c = cosines[np.arange(n), np.minimum(idx, k // 2 - 1)][keep]
-    u = weyl_angle_cdf(np.arccos(np.clip(c, -1.0, 1.0)), k, np.sign(det[keep]))
+    u = weyl_angle_cdf(np.arccos(np.clip(c, -1.0, 1.0)), k, coset[keep])
     if u.size == 0:  # every draw is a reflection of O(2): nothing to test here (the determinant test fails)
         statistic, p = "-", 1.0
     else:
