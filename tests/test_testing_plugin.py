@@ -1,17 +1,22 @@
 """The pytest plugin symcheck.testing.plugin, run on a user's test file as pytest runs it.
 
-The inner runs load the plugin by module name and block the entry-point name, so they test the
-same code before and after the package is reinstalled with its pytest11 entry point.
+The in-process runs load the plugin by module name and block the entry-point name, so they test
+the same code before and after the package is reinstalled with its pytest11 entry point; one
+subprocess run loads it through pyproject's entry point, from a dist-info as pip would write it.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
 
 LOAD = ("-p", "no:symcheck", "-p", "symcheck.testing.plugin", "-p", "no:cacheprovider")
 
@@ -87,14 +92,35 @@ def test_a_negative_seed_is_a_usage_error(pytester):
     result.stderr.fnmatch_lines(["*--symcheck-seed must be a non-negative integer*"])
 
 
-def test_the_entry_point_is_declared():
+def _declared_entry_points() -> dict:
     tomllib = pytest.importorskip("tomllib") if sys.version_info >= (3, 11) else pytest.importorskip("tomli")
-    data = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
-    assert data["project"]["entry-points"]["pytest11"] == {"symcheck": "symcheck.testing.plugin"}
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return data["project"]["entry-points"]["pytest11"]
+
+
+def test_the_entry_point_is_declared():
+    assert _declared_entry_points() == {"symcheck": "symcheck.testing.plugin"}
+
+
+def test_the_declared_entry_point_loads_the_plugin_without_any_option(tmp_path):
+    """As after pip install: a dist-info carrying pyproject's pytest11 entry point, a user's file, plain pytest."""
+    info = tmp_path / "site" / "symcheck_entry_point_probe-0.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: symcheck-entry-point-probe\nVersion: 0.0\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest11]\n" + "".join(f"{k} = {v}\n" for k, v in _declared_entry_points().items()))
+    (tmp_path / "test_user.py").write_text(USER_TESTS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--symcheck-seed", "5",
+                          "test_user.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "symcheck: seed 5 (rerun with --symcheck-seed 5 to reproduce)" in run.stdout
+    assert "3 passed" in run.stdout
 
 
 def test_the_plugin_does_not_import_symcheck_until_a_fixture_is_used():
     """Loading the plugin (in every pytest session once installed) must stay cheap."""
-    source = (Path(__file__).resolve().parents[1] / "symcheck" / "testing" / "plugin.py").read_text(encoding="utf-8")
+    source = (ROOT / "symcheck" / "testing" / "plugin.py").read_text(encoding="utf-8")
     top_level = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert all("symcheck" not in line and "numpy" not in line for line in top_level), top_level
