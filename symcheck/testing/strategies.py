@@ -1,6 +1,6 @@
 """Hypothesis strategies for valid inputs of symcheck's functions and of a user's implementations.
 
-Use them in property tests of your own code (``pip install hypothesis``; symcheck's core does not
+Use them in property tests of your own code (`pip install hypothesis`; symcheck's core does not
 need it):
 
     from hypothesis import given
