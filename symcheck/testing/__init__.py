@@ -4,8 +4,13 @@ Every checker takes the user's function (the *subject*) and returns a
 :class:`~symcheck.testing.result.CheckResult`: a verdict, an evidence table by region or test,
 the criterion (a derived tolerance or a designed false-failure rate) and, on failure, a
 reproducer. The ``assert_*`` forms raise ``AssertionError`` for use inside a pytest test.
+
+Beside the checkers: `symcheck.testing.strategies` (Hypothesis strategies for valid inputs; needs
+`hypothesis`, so it is not imported here) and `symcheck.testing.plugin` (the pytest plugin, entry
+point `pytest11`: fixtures `haar_checker`, `hyp0f1_references`, `symcheck_rng`).
 """
 
+from symcheck.testing.haar import check_haar_sampler
 from symcheck.testing.result import CheckResult, CheckRow
 
-__all__ = ["CheckResult", "CheckRow"]
+__all__ = ["CheckResult", "CheckRow", "check_haar_sampler"]
