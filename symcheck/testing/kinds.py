@@ -32,30 +32,31 @@ class Kind:
 
 KINDS = {k.name: k for k in [
     Kind("log_hyp0f1", "symcheck.testing.hyp0f1:check_log_hyp0f1",
-         "log ₀F₁(k/2; AAᵀ/4): fn(sigma, k) with the singular values of A (or fn(A), --signature matrix)"),
+         "log 0F1(k/2; AA'/4): fn(sigma, k) with the singular values of A (or fn(A), --signature matrix)"),
     Kind("grad_log_hyp0f1", "symcheck.testing.hyp0f1:check_grad_log_hyp0f1",
-         "the gradient of log ₀F₁(k/2; AAᵀ/4) in the singular values: fn(sigma, k) -> (k,)"),
+         "the gradient of log 0F1(k/2; AA'/4) in the singular values: fn(sigma, k) -> (k,)"),
     Kind("haar_sampler", "symcheck.testing.haar:check_haar_sampler",
          "a sampler of Haar-distributed O(k) (or SO(k), --special) matrices"),
     Kind("kl_gaussian", "symcheck.testing.kl:check_kl_gaussian",
          "KL[N(m0, S0) || N(m1, S1)]: fn(m0, S0, m1, S1)"),
     Kind("symmetrized_kl", "symcheck.testing.kl:check_symmetrized_kl",
-         "KL[q* || q~] of a Gaussian q* symmetrized over a group (--group)"),
+         "KL[q* || q~] for q* = N(mean, diag(var)) and the whole-point sign flip: fn(mean, var)"),
 ]}
 
 #: Command-line options a checker may take: keyword → (argparse type or "flag", help).
 OPTIONS: dict[str, tuple] = {
-    "rtol": (float, "relative tolerance the subject claims (default: the checker's)"),
-    "atol": (float, "absolute tolerance the subject claims (default: the checker's)"),
+    "rtol": (float, "relative tolerance the subject claims"),
+    "atol": (float, "absolute tolerance the subject claims"),
     "k": (int, "dimension k of O(k)"),
     "n": (int, "sample size"),
     "alpha": (float, "designed false-failure rate of the statistical battery"),
     "seed": (int, "seed of the checker's random inputs / test statistics"),
     "special": ("flag", "the sampler claims SO(k) (det = +1), not O(k)"),
     "batched": ("flag", "the subject takes a batch (rows) instead of one input at a time"),
-    "signature": (str, "how the subject is called (see the checker's documentation)"),
+    "signature": (str, "how the subject is called: 'sigma, k' (singular values) or 'matrix' (fn(A))"),
     "form": (str, "which form the subject implements (see the checker's documentation)"),
-    "group": (str, "symmetry group: e.g. signflip, orthogonal"),
+    "group": (str, "symmetry group (signflip)"),
+    "estimator": (str, "exact (a number) or mc (estimate, standard error)"),
     "max_k": (int, "largest k of the reference inputs used"),
     "max_sigma": (float, "largest singular value of the reference inputs used"),
 }
