@@ -100,8 +100,8 @@ def _table(kind, name, criterion, refs, regions, errors, tols, values, problems,
         rows.append(CheckRow(region, not bad and all(errors[i] <= tols[i] for i in idx), {
             "n": len(idx), "max error": float(err.max()) if err.size else math.nan,
             "median error": float(np.median(err)) if err.size else math.nan,
-            "max ulps": max((errors[i] / np.spacing(abs(references[i])) for i in idx if not problems[i]),
-                            default=math.nan),
+            "max ulps": max((errors[i] / np.spacing(abs(references[i])) for i in idx
+                             if not problems[i] and references[i] != 0), default=math.nan),
             "failed calls": len(bad),
             "worst input": f"k={e.k}, σ=({', '.join(f'{s:.4g}' for s in e.sigma)})",
             "reference": references[worst], "subject": problems[worst] or values[worst],
@@ -202,29 +202,26 @@ GRAD_DPS = 30
 
 
 def _grad_reference(sigma: tuple, k: int, shape: str) -> list[float] | None:
-    """∂ log ₀F₁/∂σ at ``sigma`` by mpmath differentiation of a closed form, or None without one."""
-    from symcheck.hyp0f1.closed_form_mp import closed_form_mp, equal_spectrum_mp
+    """∂ log ₀F₁/∂σ at ``sigma`` in mpmath (analytic for k ≤ 2, mpmath.diff of mp-native closed forms
+    otherwise), or None where no closed form exists."""
+    from symcheck.hyp0f1.closed_form_mp import equal_spectrum_dps, equal_spectrum_mp
 
     with mpmath.workdps(GRAD_DPS):
-        if k <= 2:
-            out = []
-            for i in range(k):
-                if sigma[i] == 0:  # the tilted law of Tᵢᵢ is symmetric at σᵢ = 0: the component is 0
-                    out.append(0.0)
-                    continue
-
-                def f(t, i=i):
-                    s = [mpmath.mpf(x) for x in sigma]
-                    s[i] = t
-                    return mpmath.log(closed_form_mp(s, k))
-                out.append(float(mpmath.diff(f, mpmath.mpf(sigma[i]))))
-            return out
-        if shape == "rank one":
-            g = mpmath.diff(lambda t: mpmath.log(closed_form_mp([t] + [0] * (k - 1), k)), mpmath.mpf(sigma[0]))
+        s = [mpmath.mpf(x) for x in sigma]
+        if k == 1:  # ₀F₁(1/2; σ²/4) = cosh σ
+            return [float(mpmath.tanh(s[0]))]
+        if k == 2:  # ₀F₁(1; AAᵀ/4) = ½(I₀(σ₁ + σ₂) + I₀(σ₁ − σ₂)), I₀' = I₁ (odd)
+            a, b = s[0] + s[1], s[0] - s[1]
+            F = (mpmath.besseli(0, a) + mpmath.besseli(0, b)) / 2
+            i1a, i1b = mpmath.besseli(1, a), mpmath.besseli(1, b)
+            return [float((i1a + i1b) / 2 / F), float((i1a - i1b) / 2 / F)]
+        if shape == "rank one":  # ₀F₁(k/2; σ²/4); the other components are 0 (symmetric tilted law)
+            g = mpmath.diff(lambda t: mpmath.log(mpmath.hyp0f1(mpmath.mpf(k) / 2, t * t / 4)), s[0])
             return [float(g)] + [0.0] * (k - 1)
-        if shape == "equal":
+    if shape == "equal":  # every component (1/k) d/ds log F(s, …, s) by symmetry
+        with mpmath.workdps(equal_spectrum_dps(sigma[0], k, GRAD_DPS)):
             g = mpmath.diff(lambda t: mpmath.log(equal_spectrum_mp(t, k)), mpmath.mpf(sigma[0])) / k
-            return [float(g)] * k
+        return [float(g)] * k
     return None
 
 
