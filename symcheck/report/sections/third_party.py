@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
+import warnings
 
 import numpy as np
 
@@ -56,6 +58,52 @@ def jax_random_orthogonal(rng, n, k):
     return np.asarray(jax.random.orthogonal(key, k, shape=(n,)))
 
 
+def moore_listing1(sigma, k):
+    """Moore (2016) Listing 1 `log_bessel(svcs, n)`, the NumPy transcription in `symcheck.models.moore`."""
+    from symcheck.models.moore import listing1_log_bessel
+
+    return listing1_log_bessel(np.asarray(sigma, float)[None], k)[0]
+
+
+def moore_eq7_printed(sigma, k):
+    """Moore (2016) eq. (7) exactly as printed (ŷ with "+1" outside the root)."""
+    from symcheck.models.moore import eq7_printed
+
+    return eq7_printed(np.asarray(sigma, float)[None], k)[0]
+
+
+def laplace_pairs_once(sigma, k):
+    """The Laplace approximation with the pair product over i ≤ j counted once (the corrected eq. (7))."""
+    import symcheck
+
+    return symcheck.log_hyp0f1(np.asarray(sigma, float), k, method="laplace", variant="pairs-once")
+
+
+def pyhypergeomatrix_degree30(sigma, k):
+    """`pyhypergeomatrix.hypergeomPQ(30, [], [k/2], σ²/4)`: Koev–Edelman's series to degree 30 (GPL peer)."""
+    from pyhypergeomatrix.hypergeomat import hypergeomPQ
+
+    return math.log(hypergeomPQ(30, [], [k / 2], list(np.asarray(sigma, float) ** 2 / 4)))
+
+
+#: (name, log ₀F₁ subject, the accuracy claimed for it (rtol of max(1, |log F|)), module it needs).
+#: The Laplace forms are approximations: they are held to two digits of F (rtol 1e-2), and the table
+#: shows where even that fails; a series is held to 1e-10.
+HYP0F1_SUBJECTS = [
+    ("Moore Listing 1 `log_bessel` (NumPy)", moore_listing1, 1e-2, None),
+    ("Moore eq. (7) as printed", moore_eq7_printed, 1e-2, None),
+    ("Laplace, pair product once (corrected eq. (7))", laplace_pairs_once, 1e-2, None),
+    ("pyhypergeomatrix, degree 30", pyhypergeomatrix_degree30, 1e-10, "pyhypergeomatrix"),
+]
+
+
+def numpy_inv_det_kl(m0, S0, m1, S1):
+    """The KL as commonly transcribed: inverse and determinants, ½(tr(S1⁻¹S0) + δᵀS1⁻¹δ − d + log(|S1|/|S0|))."""
+    iS1 = np.linalg.inv(S1)
+    d = m1 - m0
+    return 0.5 * (np.trace(iS1 @ S0) + d @ iS1 @ d - len(m0) + np.log(np.linalg.det(S1) / np.linalg.det(S0)))
+
+
 def _installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
@@ -93,20 +141,40 @@ def _haar_results(quick: bool) -> list[tuple]:
     return out
 
 
+def _other_results(quick: bool) -> list[tuple]:
+    """(name, kind, claim, result or None, subject) of the log ₀F₁ and KL subjects."""
+    from symcheck.testing import check_kl_gaussian, check_log_hyp0f1
+
+    limits = {"max_k": 4, "max_sigma": 30.0} if quick else {}
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the subjects' own overflow/log(0) warnings
+        for name, fn, rtol, needs in HYP0F1_SUBJECTS:
+            result = None if needs and not _installed(needs) else check_log_hyp0f1(fn, rtol=rtol, subject=name,
+                                                                                    **limits)
+            out.append((name, "log_hyp0f1", f"rtol {rtol:g}", result, fn))
+        out.append(("NumPy inv/det KL", "kl_gaussian", "float64 floor", check_kl_gaussian(
+            numpy_inv_det_kl, seed=SEED % 2**31, subject="NumPy inv/det KL"), numpy_inv_det_kl))
+    return out
+
+
 def render(ctx) -> str:
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
-    haar = _haar_results(ctx.quick)
-    summary = [{"subject": name, "kind": "haar_sampler", "k": k,
+    entries = [(name, "haar_sampler", f"k = {k}", r, fn) for name, k, r, fn in _haar_results(ctx.quick)]
+    entries += _other_results(ctx.quick)
+    summary = [{"subject": name, "kind": kind, "checked": claim,
                 "verdict": "not installed" if r is None else ("passes" if r.passed else "fails"),
-                "failing": [] if r is None else [row.name for row in r.failures]} for name, k, r, _ in haar]
+                "failing": [] if r is None else [row.name for row in r.failures]}
+               for name, kind, claim, r, _ in entries]
     ctx.write_json("third_party", {"seed": SEED, "summary": summary,
-                                   "results": [r.to_json() for _, _, r, _ in haar if r is not None]})
-    lines += ["| subject | kind | k | verdict | failing rows |", "|---|---|---|---|---|"]
+                                   "results": [r.to_json() for *_, r, _ in entries if r is not None]})
+    lines += ["| subject | kind | checked | verdict | failing rows |", "|---|---|---|---|---|"]
     for s in summary:
-        lines.append(f"| {s['subject']} | {s['kind']} | {s['k']} | {s['verdict']} | "
-                     f"{', '.join(s['failing']) or '—'} |")
+        failing = s["failing"]
+        shown = "; ".join(failing[:4]) + (f"; and {len(failing) - 4} more" if len(failing) > 4 else "")
+        lines.append(f"| {s['subject']} | {s['kind']} | {s['checked']} | {s['verdict']} | {shown or '—'} |")
     lines.append("")
-    for name, k, r, fn in haar:
+    for name, kind, claim, r, fn in entries:
         if r is not None:
-            lines += _block(f"{name}, k = {k}", r, fn)
+            lines += _block(f"{name} ({kind}, {claim})", r, fn)
     return "\n".join(lines)
