@@ -27,7 +27,7 @@ import numpy as np
 from symcheck.haar import haar_orthogonal
 
 __all__ = ["MatrixInputs", "Outcome", "call_subject", "describe_exception", "gamma", "import_line",
-           "matrix_inputs", "subject_name", "to_float_array"]
+           "matrix_inputs", "subject_name", "to_float_array", "to_real_array"]
 
 _U = float(np.finfo(float).eps) / 2  # unit roundoff of float64
 
@@ -64,8 +64,8 @@ def describe_exception(exc: BaseException, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def to_float_array(value) -> np.ndarray:
-    """A subject's return value as a float64 array.
+def to_real_array(value) -> np.ndarray:
+    """A subject's return value as a real NumPy array in its own dtype (float32 stays float32).
 
     PyTorch-like objects go through ``.detach()``, ``.cpu()`` and ``.numpy()`` (each where present);
     everything else through ``np.asarray`` (NumPy, JAX, Python numbers, sequences).
@@ -90,7 +90,12 @@ def to_float_array(value) -> np.ndarray:
     if arr.dtype.kind not in "iuf":
         kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects"}.get(arr.dtype.kind, f"dtype {arr.dtype}")
         raise TypeError(f"returned {kind} (type {type(value).__name__}), not real numbers")
-    return arr.astype(np.float64)
+    return arr
+
+
+def to_float_array(value) -> np.ndarray:
+    """:func:`to_real_array` cast to float64."""
+    return to_real_array(value).astype(np.float64)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ from scipy import stats
 from symcheck._checks import as_finite_array, check_alloc, check_bool, check_callable, check_choice, check_int
 from symcheck.evidence import BASE_SEED, EPS, ROUNDING
 from symcheck.haar import haar_orthogonal
+from symcheck.testing.adapters import subject_name, to_real_array
 from symcheck.testing.result import CheckResult, CheckRow
 
 __all__ = ["DEFAULT_N", "MIN_N", "SIGNATURES", "battery_directions", "check_haar_sampler", "weyl_angle_cdf",
@@ -328,22 +329,11 @@ def _invariance(T: np.ndarray, R: np.ndarray, QL: np.ndarray, QR: np.ndarray) ->
 # ----- the checker -------------------------------------------------------------------------------
 
 def _as_array(out) -> np.ndarray:
-    """The sampler's output as a NumPy array (PyTorch tensors detached, JAX and others by np.asarray)."""
-    if hasattr(out, "detach") and hasattr(out, "cpu"):
-        out = out.detach().cpu().numpy()
+    """The sampler's output as a real NumPy array in its dtype; ValueError naming `sample` otherwise."""
     try:
-        return np.asarray(out)
-    except (TypeError, ValueError):
-        raise ValueError("sample must return an array of shape (n, k, k); got an object NumPy cannot "
-                         f"convert ({type(out).__name__})") from None
-
-
-def _subject_name(sample) -> str:
-    module = getattr(sample, "__module__", None)
-    qual = getattr(sample, "__qualname__", None) or getattr(sample, "__name__", None)
-    if module and qual:
-        return f"{module}:{qual}"
-    return repr(sample)
+        return to_real_array(out)
+    except TypeError as err:
+        raise ValueError(f"sample must return an array of shape (n, k, k) of real numbers; it {err}") from None
 
 
 def _reproducer(subject: str, importable: bool, signature: str, k: int, n: int, special: bool, alpha: float,
@@ -465,7 +455,7 @@ def check_haar_sampler(sample, k, n=DEFAULT_N, special=False, alpha=1e-3, seed=N
         eps = float(eps)
     if subject is not None and not isinstance(subject, str):
         raise ValueError(f"subject must be a string or None, got {type(subject).__name__}")
-    name = subject or _subject_name(sample)
+    name = subject or subject_name(sample)
     importable = subject is None and "<" not in name
 
     raw = _as_array(sample(np.random.default_rng(seed), n, k) if signature == "rng, n, k" else sample(n))
