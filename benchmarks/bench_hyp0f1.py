@@ -161,7 +161,10 @@ class Holonomic:
             self.sig = 10.0 * np.geomspace(1.0, 0.1, m)[None, :]
         else:
             self.sig = np.concatenate([np.full(m // 2, 10.0), np.full(m - m // 2, 3.0)])[None, :]
-        log_hyp0f1(np.array([[3.0, 2.0, 1.0]]), 3, method="holonomic")
+        try:  # compile, and skip a case beyond the default step budget (it raises, naming max_steps)
+            log_hyp0f1(self.sig, m, method="holonomic")
+        except ValueError as err:
+            raise NotImplementedError(str(err)) from None
 
     def time_one_value(self, m, shape):
         log_hyp0f1(self.sig, m, method="holonomic")

@@ -1,4 +1,4 @@
-"""Command line of symcheck: ``symcheck report``, ``symcheck claims``, ``symcheck check ID``.
+"""Command line of symcheck: ``symcheck report``, ``symcheck claims``, ``symcheck check ID``, ``symcheck verify KIND``.
 
 The texts of ``--help`` are plain terminal text (no reST or Markdown markup): the program
 description, one description per command, and an epilog of examples and exit statuses.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import inspect
 import json
 import os
 import pkgutil
@@ -27,8 +28,8 @@ with its corrected form and the evidence."""
 
 EXIT_STATUS = """\
 exit status:
-  0  every claim run holds (or reproduces its erratum)
-  1  a claim fails, or 'symcheck report' lacks the report extra
+  0  every claim run holds (or reproduces its erratum); verify: the subject passes
+  1  a claim fails (verify: the subject fails), or 'symcheck report' lacks the report extra
      (pip install 'symcheck[report]')
   2  bad arguments"""
 
@@ -39,6 +40,7 @@ examples:
   symcheck claims --run --seed 7            run every claim at another seed
   symcheck check moore.eq7.yhat             run one claim and show its evidence
   symcheck report --quick --out /tmp/rep    a smoke report (the full one writes reports/)
+  symcheck verify log_hyp0f1 mylib:log_bessel   check your own implementation
 
 {EXIT_STATUS}
 
@@ -81,6 +83,29 @@ examples:
   symcheck check gelberg.eq11.radius --seed 3 --json
 
 {EXIT_STATUS}"""
+
+
+VERIFY_DESCRIPTION = """\
+Check YOUR implementation against symcheck's references: a log 0F1 of matrix argument, its
+gradient, a Haar sampler on O(k), a Gaussian KL or a symmetrized KL. The subject is given as
+module:function; the module is imported from the current directory first, then from sys.path.
+The command prints an evidence table by region (or by statistical test): errors against
+high-precision references with the tolerance that decides, or statistics with their p-values
+under a designed false-failure rate, and a reproducer for the worst failure."""
+
+VERIFY_EPILOG = f"""\
+examples:
+  symcheck verify --list                              the kinds and what each expects
+  symcheck verify log_hyp0f1 mylib.bessel:log_bessel --rtol 1e-8
+  symcheck verify log_hyp0f1 mylib:log_0f1_of_matrix --signature matrix --json
+  symcheck verify haar_sampler mylib.haar:sample --k 5
+  symcheck verify kl_gaussian mylib.kl:kl --json
+  symcheck verify KIND --help                         the options of one kind
+
+exit status:
+  0  the subject passes every row of the check
+  1  a row fails (the table names it, with a reproducer)
+  2  bad arguments, or a module:function that cannot be imported"""
 
 
 def _seed(text: str) -> int:
@@ -158,7 +183,36 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--seed", type=_seed, default=BASE_SEED, help=f"base seed (default: {BASE_SEED})")
     chk.add_argument("--json", action="store_true", help="print JSON")
     chk.set_defaults(func=_cmd_check, parser=chk)
+
+    ver = sub.add_parser("verify", help="check your own implementation (log 0F1, Haar sampler, KL) against symcheck",
+                         description=VERIFY_DESCRIPTION, epilog=VERIFY_EPILOG, formatter_class=raw)
+    ver.add_argument("--list", action="store_true", help="list the kinds and what each expects")
+    ver.set_defaults(func=_cmd_verify, parser=ver, kind=None)
+    kinds = ver.add_subparsers(title="kinds", dest="kind", metavar="KIND")
+    _add_verify_kinds(kinds, raw)
     return parser
+
+
+def _add_verify_kinds(kinds, raw) -> None:
+    """One sub-command per kind of :mod:`symcheck.testing.kinds`, with the options its checker takes."""
+    from symcheck.testing.kinds import KINDS, OPTIONS, checker_options
+
+    for kind in KINDS.values():
+        p = kinds.add_parser(kind.name, help=kind.expects, description=f"Subject: {kind.expects}.",
+                             formatter_class=raw)
+        p.add_argument("subject", metavar="module:function", help="the function to check, e.g. mylib.bessel:f")
+        for name, param in checker_options(kind).items():
+            kind_of, text = OPTIONS[name]
+            default = "" if param.default is inspect.Parameter.empty else f" (default: {param.default})"
+            flag = "--" + name.replace("_", "-")
+            if kind_of == "flag":
+                p.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+            else:
+                required = param.default is inspect.Parameter.empty
+                p.add_argument(flag, dest=name, type=kind_of, default=None, required=required,
+                               help=text + (" (required)" if required else default))
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.set_defaults(func=_cmd_verify, parser=p, kind_spec=kind)
 
 
 def _cmd_report(args, parser) -> int:
@@ -317,6 +371,31 @@ def _cmd_check(args, parser) -> int:
         print(r["id"])
         print("\n".join(f"  {k + ':':22s}{v}" for k, v in rows if v is not None))
     return 1 if r["status"] == "fails" else 0
+
+
+def _cmd_verify(args, parser) -> int:
+    from symcheck.testing.kinds import KINDS, checker_options
+    from symcheck.testing.subject import load_subject
+
+    if args.list or args.kind is None:
+        if not args.list:
+            parser.error("a KIND is needed (symcheck verify --list names them)")
+        width = max(map(len, KINDS))
+        for kind in KINDS.values():
+            print(f"{kind.name.ljust(width)}  {kind.expects}")
+        return 0
+    try:
+        subject = load_subject(args.subject)
+    except ValueError as err:
+        parser.error(f"argument module:function: {err}")
+    options = {name: getattr(args, name) for name in checker_options(args.kind_spec)
+               if getattr(args, name, None) is not None}
+    try:
+        result = args.kind_spec.checker(subject, **options)
+    except ValueError as err:  # a checker refuses an option value, naming it
+        parser.error(str(err))
+    print(result.dumps() if args.json else result.table())
+    return 0 if result.passed else 1
 
 
 def main(argv=None) -> int:

@@ -146,9 +146,8 @@ def test_relative_imports_resolve():
 
 #: ``64 * EPS``-style allowances written inline instead of ``symcheck.evidence.ROUNDING``.
 INLINE_ROUNDING = re.compile(r"\b64 \*(?: [\w.*]+ \*)? (?:EPS|eps|np\.finfo\(float\)\.eps|float\(np\.finfo\(float\)\.eps\))")
-#: Where it may stand: its definition, and the lead's ₀F₁ kernel being reworked under issue 18
-#: (its ``_ROUNDING`` is the same allowance).
-ROUNDING_DEFINED_IN = {"symcheck/evidence.py", "symcheck/hyp0f1/holonomic.py"}
+#: Where it may stand: its definition only.
+ROUNDING_DEFINED_IN = {"symcheck/evidence.py"}
 
 
 def inline_rounding(source: str) -> list[str]:

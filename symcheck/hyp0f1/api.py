@@ -259,13 +259,19 @@ def grad_log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = Fals
         ``"auto"``: per row, the gradient of the route ``log_hyp0f1(method="auto")`` takes.
     return_error : bool
         Also return an error figure per row: of the largest absolute error of the components
-        (estimate, or bound for the series); ``inf`` where the route has none.
+        (estimate, or bound for the series). It never exceeds the proven bound below.
     return_info : bool
         Also return a :class:`Hyp0f1Info` (method, error, rigorous per row).
 
     Returns
     -------
     grad : ndarray, shape sigma.shape
+        Each component lies in [0, 1]: ∂ log ₀F₁/∂σᵢ = E[Tᵢᵢ] under the Haar measure tilted by
+        exp(Σⱼ σⱼ Tⱼⱼ), |Tᵢᵢ| ≤ 1, and flipping the sign of row i of T (a Haar-preserving map that
+        changes only Tᵢᵢ among the diagonal entries) shows E[Tᵢᵢ] ≥ 0 for σᵢ ≥ 0. A method's
+        component outside [0, 1] (or not finite, where its expansion overflows) is clipped to it,
+        and the row's error figure is capped at max over components of max(g, 1 − g), which that
+        bound proves.
     error : ndarray, shape sigma.shape[:-1]
         Only with ``return_error``.
     info : Hyp0f1Info
@@ -284,9 +290,20 @@ def grad_log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = Fals
     if m is None:
         grad, error, names = _auto_grad(flat, k)
     else:
-        grad, error = m.gradient(flat, k, **opts)
+        grad, error = _within_unit_interval(*m.gradient(flat, k, **opts))
         names = np.full(flat.shape[0], method, dtype=object)
     return _finish(np.asarray(grad, float).reshape(sig.shape), error, names, sig.shape[:-1], want_error, want_info)
+
+
+def _within_unit_interval(grad, error):
+    """Clip gradient rows (n, k) into [0, 1] and cap their error figures (n,) by that bound.
+
+    ∂ log ₀F₁/∂σᵢ ∈ [0, 1] (:func:`grad_log_hyp0f1`): a non-finite component (an overflowed
+    expansion) becomes ½, and no component in [0, 1] is further than max(g, 1 − g) from the truth.
+    """
+    grad = np.clip(np.nan_to_num(np.asarray(grad, float), nan=0.5, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    bound = np.max(np.maximum(grad, 1.0 - grad), axis=1) if grad.shape[1] else np.zeros(grad.shape[0])
+    return grad, np.minimum(np.asarray(error, float), bound)
 
 
 def _auto_grad(flat: np.ndarray, k: int):
@@ -304,8 +321,7 @@ def _auto_grad(flat: np.ndarray, k: int):
             m, step = methods.REGISTRY["laplace"], methods.REGISTRY["laplace"].auto[0]
             names[rows] = "laplace"
         opts = methods.resolve_options(m, step.options)
-        g, e = m.gradient(flat[rows], k, **opts)
-        grad[rows], error[rows] = g, e
+        grad[rows], error[rows] = _within_unit_interval(*m.gradient(flat[rows], k, **opts))
     scale = np.maximum(1.0, np.abs(grad).max(axis=1)) if flat.size else np.ones(flat.shape[0])
     rough = ~(error <= WARN_RTOL * scale)
     if rough.any():

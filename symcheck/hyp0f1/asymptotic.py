@@ -175,15 +175,20 @@ def _coset_terms(st: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     k = st.shape[1]
     scale = np.max(np.abs(st), axis=1)
     unit = st / scale[:, None]
-    with np.errstate(divide="ignore"):  # the diagonal (2σᵢ, possibly 0) is overwritten
+    # the diagonal (2σᵢ, possibly 0) is overwritten; a pair of subnormal σ/max|σ| gives inf, which
+    # makes the row's terms non-finite and its error figure inf (_combine)
+    with np.errstate(divide="ignore", over="ignore"):
         v = 1.0 / (unit[:, :, None] + unit[:, None, :])
     idx = np.arange(k)
     v[:, idx, idx] = 0.0
     vals = np.zeros((st.shape[0], n_terms))
     rnd = np.zeros_like(vals)
-    for p in range(1, n_terms + 1):
-        t, r = wick.evaluate(order_patterns(p), unit, v)
-        vals[:, p - 1], rnd[:, p - 1] = t * (1.0 / scale) ** p, r * (1.0 / scale) ** p
+    # a term beyond the float64 range (tiny σ beside large ones) comes out ±inf or NaN: _combine
+    # counts such a row as overflowed (error figure inf), so numpy's warnings would only be noise
+    with np.errstate(over="ignore", invalid="ignore"):
+        for p in range(1, n_terms + 1):
+            t, r = wick.evaluate(order_patterns(p), unit, v)
+            vals[:, p - 1], rnd[:, p - 1] = t * (1.0 / scale) ** p, r * (1.0 / scale) ** p
     return vals, rnd
 
 
@@ -298,8 +303,7 @@ def _evaluate(sig: np.ndarray, k: int, order, with_error: bool) -> tuple[np.ndar
         value = _log_cosh_half(sig.reshape(-1))
         return value.reshape(shape), (2 * EPS * np.abs(value) + EPS).reshape(shape)
     # with the error: the first omitted term and at least two terms for the regime test
-    with np.errstate(over="ignore", invalid="ignore"):  # overflowed terms: handled in _combine
-        parts = expansion_terms(sig, k, min(max(order + 1, 2), MAX_ORDER) if with_error else order)
+    parts = expansion_terms(sig, k, min(max(order + 1, 2), MAX_ORDER) if with_error else order)
     value, err = _combine(parts, order, with_error)
     return value.reshape(shape), (err.reshape(shape) if with_error else None)
 

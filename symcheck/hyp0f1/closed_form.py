@@ -228,7 +228,8 @@ def _log_k3(flat: np.ndarray, want_grad: bool = False):
         lp, gp, sp = _k3_coset(lam, want_grad)
         lm, gm, sm = _k3_coset(-lam, want_grad)
         out[n] = np.logaddexp(lp, lm) - _LOG2
-        scale[n] = max(sp, sm) + abs(out[n]) + _LOG2
+        with np.errstate(over="ignore"):  # beyond float64 near σ ~ 1e308: error figure inf, honestly
+            scale[n] = max(sp, sm) + abs(out[n]) + _LOG2
         if want_grad:
             wp = np.exp(lp - np.logaddexp(lp, lm))
             grad[n] = _L3.T @ (wp * gp - (1 - wp) * gm)

@@ -73,6 +73,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
 __all__ = ["AUTO_MAX_M", "AUTO_MAX_STEPS", "CLUSTER_GAP", "MAX_M", "SAFETY", "auto_affordable", "default_max_steps",
@@ -90,9 +91,6 @@ RICHARDSON = 5
 #: σᵢ with σᵢ²/2 below this are set to 0 (module docstring: changes log F by ≤ σᵢ²/2).
 DROP_TOL = 1e-20
 _DROP_SIGMA = math.sqrt(2 * DROP_TOL)
-#: Float64 rounding of the initial series (sums of positive terms over ~10² degrees and 2^m
-#: derivative sets) and of the final log, as a relative estimate: 64 ulp.
-_ROUNDING = 64 * float(np.finfo(float).eps)
 #: Largest Σσ the method accepts: its step count grows like Σσ (~300 steps at Σσ = 1000, k = 3);
 #: beyond, the asymptotic expansion is accurate and cheap.
 MAX_SIGMA_SUM = 1e5
@@ -562,7 +560,7 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     if s0 == 1.0:
         value = math.log(G[0])
         singles = G[1 << np.arange(m)]
-        return value, INIT_TOL + _ROUNDING * (1.0 + abs(value)), 0, singles / G[0]
+        return value, INIT_TOL + ROUNDING * (1.0 + abs(value)), 0, singles / G[0]
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
@@ -575,7 +573,7 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     value = math.log(g0) + logscale
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
-    return value, err + INIT_TOL + _ROUNDING * (1.0 + abs(value)), steps, grad
+    return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, grad
 
 
 def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:

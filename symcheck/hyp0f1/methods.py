@@ -343,15 +343,3 @@ def resolve_options(method: Method, options: dict) -> dict:
     merged = {**method.defaults, **options}
     return method.check_options(merged) if method.check_options is not None else merged
 
-
-def relative_goal(value: np.ndarray) -> np.ndarray:
-    """AUTO_RTOL·max(1, |value|): the absolute error "auto" aims at."""
-    return AUTO_RTOL * np.maximum(1.0, np.abs(value))
-
-
-def describe() -> list[dict]:
-    """One dict per registered method (name, summary, rigorous, error kind, gradient, options) for docs."""
-    return [{"name": m.name, "summary": m.summary, "rigorous": m.rigorous, "error": m.error_kind,
-             "gradient": m.gradient is not None, "options": dict(m.defaults), "auto": bool(m.auto)}
-            for m in REGISTRY.values()]
-

@@ -132,6 +132,15 @@ class CheckResult:
             lines += ["", "reproducer:", *("    " + r for r in self.reproducer.splitlines())]
         return "\n".join(lines)
 
+    def markdown(self) -> str:
+        """The evidence table as Markdown (a failing row's mark in bold; ``|`` inside cells escaped)."""
+        cols = self.columns()
+        lines = ["| row | pass | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
+        for row in self.rows:
+            cells = [row.name, "yes" if row.passed else "**NO**", *(_cell(row.values.get(c, "")) for c in cols)]
+            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         return self.table()
 

@@ -1,0 +1,143 @@
+"""Report section: how fast each kernel is beside the baseline a user would otherwise write.
+
+Every number here was measured in this report's run, on this machine, side by side: symcheck's
+kernel and its baseline are timed in the same process, on the same inputs, one after the other.
+The benchmark cases are the asv suites of `benchmarks/` (their `setup` builds the inputs and warms
+Numba, so compilation is never timed); this section runs a chosen subset of them directly, so the
+table and `asv run` measure the same code. Each time is the best of 3 repeats of a loop long
+enough to last ≥ 0.2 s (Python's `timeit` autorange; slow cases run once), which is the estimate
+least disturbed by other load. *Speed-up* = baseline time / symcheck time (> 1: symcheck is
+faster). Load average and CPU count are recorded before and after: on a shared machine a ratio
+is more trustworthy than an absolute time, since both sides see the same load. Not a test: no
+number here passes or fails anything; `asv` keeps the history.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+import time
+import timeit
+from pathlib import Path
+
+ORDER = 14
+TITLE = "Speed: symcheck beside the baseline a user would write"
+
+#: The benchmark folder of a source checkout (the report runs from one; an installed wheel has none).
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+
+#: (what is compared, asv file, class, params, symcheck method, baseline method, baseline label).
+#: A baseline of None times the kernel alone (no same-run alternative exists, e.g. the holonomic
+#: method by rank).
+COMPARISONS = [
+    ("Laplace ₀F₁ (eq. (7), 10⁵ rows)", "bench_hyp0f1", "Laplace", (20,), "time_symcheck_laplace",
+     "time_numpy_listing1", "Moore's Listing 1 in NumPy"),
+    ("Laplace ₀F₁ (eq. (7), 10⁵ rows)", "bench_hyp0f1", "Laplace", (64,), "time_symcheck_laplace",
+     "time_numpy_listing1", "Moore's Listing 1 in NumPy"),
+    ("Haar O(k) samples (10⁴)", "bench_hyp0f1", "Haar", (3,), "time_symcheck_haar", "time_scipy_ortho_group",
+     "scipy.stats.ortho_group"),
+    ("Haar O(k) samples (10⁴)", "bench_hyp0f1", "Haar", (20,), "time_symcheck_haar", "time_scipy_ortho_group",
+     "scipy.stats.ortho_group"),
+    ("Haar MC of ₀F₁ (10⁴ draws)", "bench_hyp0f1", "MonteCarlo", (10,), "time_symcheck_mc",
+     "time_plain_numpy_mc", "plain NumPy MC over scipy draws"),
+    ("zonal series, degree 30, k = 3", "bench_series", "Peer", (), "time_symcheck_series_k3_degree30",
+     "time_pyhypergeomatrix_k3_degree30", "pyhypergeomatrix (if installed)"),
+    ("zonal series, degree 20, k = 3", "bench_series", "Series", (3, 20), "time_series_one_row", None, None),
+    ("mpmath reference, 20 digits, k = 3", "bench_series", "Reference", (3, 20), "time_reference", None, None),
+    ("H^K value (K = 20, width 30, S = 16)", "bench_gelberg_digits", "EntropyHK", (20, 30, 16),
+     "time_symcheck_value", "time_numpy_value", "NumPy transcription"),
+    ("Gaussian KL, full covariance", "bench_kl", "GaussianKL", (100,), "time_symcheck_kl_gaussian",
+     "time_numpy_inv_det", "NumPy inv + det"),
+    *[(f"holonomic ₀F₁ per value, m = {m}, {shape}", "bench_hyp0f1", "Holonomic", (m, shape), "time_one_value",
+       None, None) for m in (4, 6, 8) for shape in ("spread", "clustered")],
+    *[(f"auto ₀F₁ per value at k = 20, {shape}, σ_max = {s:g}", "bench_hyp0f1", "AutoAtMooresSize", (shape, s),
+       "time_one_value", None, None) for shape in ("spread", "equal") for s in (3.0, 300.0)],
+]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"_symcheck_speed_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _best_time(fn) -> float:
+    """Seconds per call: best of 3 repeats of an autoranged loop (one call when a call is slow)."""
+    start = time.perf_counter()
+    fn()
+    once = time.perf_counter() - start
+    if once > 0.5:
+        return min([once] + [timeit.timeit(fn, number=1) for _ in range(2)])
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat=3, number=number)) / number
+
+
+def measure(comparisons=COMPARISONS) -> list[dict]:
+    """Time every comparison; a case whose ``setup`` raises NotImplementedError (a missing optional
+    peer, a parameter outside a method's domain) is recorded as skipped with the reason."""
+    modules: dict[str, object] = {}
+    rows = []
+    for what, file, cls, params, ours, theirs, label in comparisons:
+        row = {"what": what, "benchmark": f"{file}.{cls}.{ours}{list(params) if params else ''}",
+               "baseline": label}
+        try:
+            bench = getattr(modules.setdefault(file, _load(file)), cls)()
+            if hasattr(bench, "setup"):
+                bench.setup(*params)
+            row["symcheck_s"] = _best_time(lambda: getattr(bench, ours)(*params))
+            if theirs is not None:
+                row["baseline_s"] = _best_time(lambda: getattr(bench, theirs)(*params))
+                row["speedup"] = row["baseline_s"] / row["symcheck_s"]
+        except NotImplementedError as why:
+            row["skipped"] = str(why)
+        rows.append(row)
+    return rows
+
+
+def _machine() -> dict:
+    import numba
+    import numpy
+    import scipy
+
+    return {"python": platform.python_version(), "platform": platform.platform(), "processor": platform.machine(),
+            "cpus": os.cpu_count(), "numpy": numpy.__version__, "scipy": scipy.__version__,
+            "numba": numba.__version__, "load_average": list(os.getloadavg())}
+
+
+def _seconds(s: float) -> str:
+    return f"{s * 1e3:.3g} ms" if s < 1 else f"{s:.3g} s"
+
+
+def render(ctx) -> str:
+    lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
+    if not BENCHMARKS.is_dir():
+        lines.append("*Not measured: this installation has no `benchmarks/` folder (run the report from a "
+                     "source checkout).*")
+        return "\n".join(lines)
+    before = _machine()
+    chosen = COMPARISONS if not ctx.quick else [c for c in COMPARISONS if c[2] in ("Haar", "GaussianKL")][:2]
+    started = time.perf_counter()
+    rows = measure(chosen)
+    after = os.getloadavg()
+    ctx.write_json("speed", {"machine": before, "load_average_after": list(after),
+                             "seconds": time.perf_counter() - started, "rows": rows})
+    lines.append(f"Machine: {before['processor']}, {before['cpus']} CPUs, {before['platform']}; Python "
+                 f"{before['python']}, NumPy {before['numpy']}, SciPy {before['scipy']}, Numba {before['numba']}. "
+                 f"Load average (1, 5, 15 min) {', '.join(f'{x:.2f}' for x in before['load_average'])} before, "
+                 f"{', '.join(f'{x:.2f}' for x in after)} after.")
+    lines += ["", "| what | symcheck | baseline | baseline time | speed-up | asv case |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"| {r['what']} | skipped: {r['skipped']} | {r['baseline'] or '—'} | — | — | "
+                         f"`{r['benchmark']}` |")
+            continue
+        base = (_seconds(r["baseline_s"]), f"{r['speedup']:.3g}×") if "baseline_s" in r else ("—", "—")
+        lines.append(f"| {r['what']} | {_seconds(r['symcheck_s'])} | {r['baseline'] or '— (no same-run baseline)'} | "
+                     f"{base[0]} | {base[1]} | `{r['benchmark']}` |")
+    lines += ["", "The holonomic rows show its cost growing with the rank 2^m of its system (m non-zero σ); "
+              "`auto` at k = 20 is Moore's Fig. 4 size. History: `asv publish` over the results `asv run` "
+              "records (README, Benchmarks)."]
+    return "\n".join(lines)
