@@ -234,19 +234,20 @@ class MFVICertificate:
         return math.isfinite(self.radius)
 
 
-def _curvature_lower_bound(negH: np.ndarray, error: float) -> float:
-    """Proven lower bound on λ_min(negH) (the true matrix is within `error` in Frobenius norm).
+def _curvature_lower_bound(negH: np.ndarray, error: float):
+    """Proven lower bound on λ_min(negH) (the true matrix is within `error` in Frobenius norm), and
+    the Cholesky factor of negH (`scipy.linalg.cho_factor`; None when it does not exist).
 
     An estimate μ̂ of λ_min by inverse iteration (a Rayleigh quotient of negH⁻¹, so μ̂ ≥ λ_min) is
     tried at the fractions `_CURVATURE_FRACTIONS`: if Cholesky of negH − cI completes in float64 with
     factor R̂, then R̂ᵀR̂ = negH − cI + Δ with ‖Δ‖₂ ≤ γ_{N+1}‖R̂‖_F² (Higham Thm. 10.3), so
-    λ_min(negH) ≥ c − γ_{N+1}‖R̂‖_F² − `error`. Returns −inf when negH is not positive definite.
+    λ_min(negH) ≥ c − γ_{N+1}‖R̂‖_F² − `error`. The bound is −inf when negH is not positive definite.
     """
     N = negH.shape[0]
     try:
         factor = linalg.cho_factor(negH, check_finite=True)
     except linalg.LinAlgError:
-        return -math.inf
+        return -math.inf, None
     v = np.ones(N) / math.sqrt(N)
     rayleigh = 0.0
     for _ in range(60):
@@ -268,8 +269,22 @@ def _curvature_lower_bound(negH: np.ndarray, error: float) -> float:
             continue
         bound = c - gamma * float(np.sum(Rf * Rf)) - error
         if bound > 0:
-            return bound
-    return 0.0
+            return bound, factor
+    return 0.0, factor
+
+
+def _newton_step_bound(H, factor, G, gerr: float, herr: float, beta: float) -> float:
+    """η ≥ ‖H₀⁻¹G₀‖ for the true Hessian H₀ and gradient G₀, from the computed H, G and a solve.
+
+    ŷ solves (−H)ŷ = G in float64; the residual ρ = G + Hŷ is formed in long double (error at most
+    `ROUNDING` for long double × N × ‖|H||ŷ| + |G|‖). Then ‖(−H₀)⁻¹G₀ − ŷ‖ ≤ β‖G₀ + H₀ŷ‖
+    ≤ β(‖ρ‖ + its error + `herr`·‖ŷ‖ + `gerr`), with β ≥ ‖H₀⁻¹‖.
+    """
+    y = linalg.cho_solve(factor, G.astype(float), check_finite=False)
+    resid = G + H.astype(np.longdouble) @ y.astype(np.longdouble)
+    resid_err = _ROUNDING_LD * H.shape[0] * float(np.linalg.norm(np.abs(H) @ np.abs(y) + np.abs(G.astype(float))))
+    ynorm = float(np.linalg.norm(y))
+    return ynorm + beta * (float(np.linalg.norm(resid.astype(float))) + resid_err + herr * ynorm + gerr)
 
 
 def certify_maximum(x, problem: MFProblem) -> MFVICertificate:
@@ -277,7 +292,7 @@ def certify_maximum(x, problem: MFProblem) -> MFVICertificate:
 
     With H₀ = ∇²F(x₀) negative definite, β = 1/μ ≥ ‖H₀⁻¹‖ (μ from `_curvature_lower_bound`,
     including the Hessian's error and, for a long-double x, the change of ∇²F between x and its
-    float64 rounding), η = β(‖∇F(x₀)‖ + its error) ≥ ‖H₀⁻¹∇F(x₀)‖ and L a Lipschitz constant of ∇²F
+    float64 rounding), η ≥ ‖H₀⁻¹∇F(x₀)‖ (`_newton_step_bound`) and L a Lipschitz constant of ∇²F
     on the ball of radius 2η (`third_derivative_bound`): if h = βLη < ½, a zero x* of ∇F lies
     within r* = (1 − √(1 − 2h))/(βL) ≤ 2η of x₀ (Ortega & Rheinboldt 12.6.2), the only one within
     (1 + √(1 − 2h))/(βL); and ‖∇²F(x*) − H₀‖ ≤ L r* < μ, so ∇²F(x*) is negative definite: x* is a
@@ -289,13 +304,13 @@ def certify_maximum(x, problem: MFProblem) -> MFVICertificate:
     H, herr = elbo_hessian(xf, problem)
     shift = float(np.linalg.norm((xl - xf.astype(np.longdouble)).astype(float)))
     herr += third_derivative_bound(xf, problem, shift) * shift
-    mu = _curvature_lower_bound(-H, herr)
+    mu, factor = _curvature_lower_bound(-H, herr)
     grad = float(np.linalg.norm(G.astype(float))) + gerr
     nan = math.nan
     if not mu > 0:
         return MFVICertificate(nan, nan, nan, grad, mu, nan, nan)
     beta = 1 / mu
-    eta = beta * grad
+    eta = _newton_step_bound(H, factor, G, gerr, herr, beta)
     L = third_derivative_bound(xf, problem, 2 * eta)
     h = beta * L * eta
     if not h < 0.5:
