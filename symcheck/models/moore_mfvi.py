@@ -323,17 +323,18 @@ def certify_maximum(x, problem: MFProblem) -> MFVICertificate:
 
 
 def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
-    """Newton's method on F from x0 (Levenberg–Marquardt damped), then `certify_maximum`.
+    """Damped Newton's method on F from x0, then `certify_maximum` at the point it reaches.
 
-    Each step solves (−∇²F + λI)δ = ∇F by Cholesky: λ = 0 (Newton's step) where −∇²F is positive
-    definite, else the smallest λ of 1e-8, 1e-7, … (times the largest diagonal entry) that makes the
-    matrix positive definite; a step is kept only if F does not decrease (beyond rounding), else λ
-    grows tenfold. So the iteration climbs and cannot settle on a saddle or a minimum. x is kept in
+    Each step solves (−∇²F + λI)δ = ∇F by Cholesky, with λ = 0 (Newton's direction) where −∇²F is
+    positive definite, else the smallest λ of 1e-8, 1e-7, … (times the largest diagonal entry) that
+    makes it so, and backtracks along δ (steps 1, ½, ¼, …) until F rises by at least 1e-4 of the
+    predicted increase (Armijo), less a rounding allowance of F. So the iteration climbs and cannot
+    settle on a saddle or a minimum, and near a maximum it takes full Newton steps. x is kept in
     long double and the gradient is evaluated in long double (the Hessian and the solve in float64:
     iterative refinement), so the gradient can fall far below float64 rounding. Stops when the
-    gradient is below its own error bound, after five steps in a row that neither raised F beyond
-    rounding nor halved the smallest gradient so far (rejected steps count once λ exceeds 1000
-    times the largest diagonal entry), or after `max_steps`.
+    gradient is below its own error bound, when no step along δ raises F, after three steps in a row
+    that did not halve the smallest gradient so far without raising F beyond rounding, or after
+    `max_steps`.
 
     Returns
     -------
@@ -342,7 +343,7 @@ def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
     certificate : MFVICertificate
     """
     x = np.asarray(x0, dtype=np.longdouble).copy()
-    best, lam, stalled = math.inf, 0.0, 0
+    best, stalled = math.inf, 0
     f_x = _elbo(x, problem)
     allowance = ROUNDING * (problem.n + problem.m) * problem.k * abs(f_x)
     for _ in range(max_steps):
@@ -353,17 +354,20 @@ def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
         if gnorm <= 0.5 * best:
             best, stalled = gnorm, 0
         H, _ = elbo_hessian(x.astype(float), problem)
-        factor, lam = _damped_cholesky(-H, lam)
-        step = linalg.cho_solve(factor, G.astype(float), check_finite=False).astype(np.longdouble)
-        f_new = _elbo(x + step, problem)
-        if f_new >= f_x - allowance:
-            stalled = 0 if f_new > f_x + allowance else stalled + 1
-            x, f_x = x + step, f_new
-            lam = 0.0 if lam <= 1e-6 * _scale(H) else lam / 10
-        else:  # a step too long for the quadratic model: damp it (λ ≫ the scale gives a short ascent step)
-            lam = max(10 * lam, 1e-8 * _scale(H))
-            stalled += lam > 1e3 * _scale(H)
-        if stalled == 5:
+        factor, _ = _damped_cholesky(-H, 0.0)
+        step = linalg.cho_solve(factor, G.astype(float), check_finite=False)
+        gain = float(G.astype(float) @ step)  # predicted increase per unit step length
+        for halvings in range(40):
+            alpha = 0.5**halvings
+            trial = x + (alpha * step).astype(np.longdouble)
+            f_new = _elbo(trial, problem)
+            if f_new >= f_x + 1e-4 * alpha * gain - allowance:
+                break
+        else:
+            break
+        stalled = 0 if f_new > f_x + allowance else stalled + 1
+        x, f_x = trial, f_new
+        if stalled == 3:
             break
     return x, certify_maximum(x, problem)
 
@@ -421,10 +425,11 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
       cannot be heading for a maximum lower than where it is).
 
     Coordinate ascent alone slows down critically where two kept singular values of R are close or
-    one is close to γ_VB (measured: from 1e3 to over 1e5 sweeps to reach 1e-6·‖R‖ on 20×20 draws), and
-    no rate-based stopping rule is safe there (see the module docstring); Newton's method converges
-    quadratically once in the maximum's neighbourhood, and the certificate does not depend on how
-    the point was reached. After `max_sweeps` without such a maximum the fit returns the last
+    one is close to γ_VB (measured on 80 draws of the 20×20, k = 4, σ_n = 1 problem: 630 to 95,000
+    sweeps to come within 1e-6·(1 + ‖R‖_F) of Nakajima's solution, and one draw not within 1e-4 after
+    1e5 sweeps), and no rate-based stopping rule is safe there (see the module docstring); Newton's
+    method converges quadratically once in the maximum's neighbourhood, and the certificate does not
+    depend on how the point was reached. After `max_sweeps` without such a maximum the fit returns the last
     iterate with `converged` False and NaN radii (nothing proved: every comparison with them fails).
 
     Returns
