@@ -40,32 +40,10 @@ def test_claim_at_former_failing_seed(claim_id, seed):
 
 # ----- a cheap sweep for CI: every claim that draws random numbers, at two more seeds ----------
 
-#: Claims whose check never draws from its generator (measured: the generator's state and spawn count are
-#: unchanged after the check; `test_seed_independent_claim_draws_nothing` keeps this true). A new claim is
-#: swept unless it is added here.
-SEED_INDEPENDENT = frozenset([
-    "gelberg.eq11.radius", "gelberg.eq17.mi-definition", "gelberg.fig3.interpolation-inflates-variance",
-    "gelberg.fig3.stuck-above-threshold", "gelberg.fig4.mfvi-interpolates", "gelberg.sec3.mode-seeking-threshold",
-    "gelberg.sec5.grid-ground-truth", "gelberg.table2.sgm-test-mse", "gelberg.table3.symmetrized-elbo",
-    "gelberg.thm43.bias-law", "gelberg.thm43.monotone-in-K", "gelberg.thm43.upper-bound",
-    "hyp0f1.asymptotic.error-rate", "hyp0f1.asymptotic.exact-agreement", "hyp0f1.asymptotic.hankel-k2",
-    "hyp0f1.exact.rank-one-quadrature", "hyp0f1.series.reference-o3-quadrature", "moore.eq5.bound",
-    "moore.eq7.exact-at-zero", "moore.eq7.pair-product", "moore.eq7.yhat", "moore.fig2.ring",
-    "moore.fig3.predictive-mean", "moore.fn1.symmetry-counting", "turner.eq10.ar1-pair", "turner.eq15.binary-joint",
-    "turner.eq17.fixed-point", "turner.eq18.symmetry-breaking", "turner.eq4.two-axis-covariance",
-    "turner.eq48.limit-large-w2", "turner.eq48.limit-small-noise", "turner.eq53.ica-unit-variance",
-    "turner.eq55.ica-kurtosis", "turner.eq7.ar1-stationary-variance", "turner.eq71.ica-dgamma",
-    "turner.fig2.lds-free-energy-biases", "turner.fig3.theta2-bias-towards-orthogonal",
-    "turner.fig3.zero-temperature-theta2", "turner.fig4.theta2-bias-vs-angle",
-    "turner.fig5.zero-temperature-bias-map", "turner.fig6.w2-bias-towards-zero",
-    "turner.fig6.zero-temperature-w2-diverges", "turner.fig7.w2-bias-vs-noise-and-angle",
-    "turner.fig9.ica-free-energy-peaks-at-zero-sparseness", "turner.sec2.1.ar1-as-two-axis",
-    "turner.sec2.2.breaking-threshold", "turner.sec32.kl-grows-as-noise-shrinks",
-    "turner.sec32.theta2-bias-vs-noise",
-])
 #: Seeds of the CI sweep (`.ci/run` runs every claim at 1 and 2; the measured 60 are 0..59).
 SWEEP_SEEDS = (3, 4)
-SWEPT = [c.id for c in registry.all_claims() if c.id not in SEED_INDEPENDENT]
+SWEPT = claim_seeds.seed_dependent_claims()
+SEED_INDEPENDENT = claim_seeds.SEED_INDEPENDENT
 
 
 @pytest.mark.parametrize("claim_id", sorted(SEED_INDEPENDENT))
@@ -74,7 +52,7 @@ def test_seed_independent_claim_draws_nothing(claim_id):
     state, spawned = rng.bit_generator.state, rng.bit_generator.seed_seq.n_children_spawned
     get_claim(claim_id).check(rng)
     assert rng.bit_generator.state == state and rng.bit_generator.seed_seq.n_children_spawned == spawned, (
-        f"{claim_id} draws random numbers: remove it from SEED_INDEPENDENT so that the CI sweep runs it")
+        f"{claim_id} draws random numbers: remove it from symcheck.report.claim_seeds.SEED_INDEPENDENT")
 
 
 @pytest.mark.parametrize("claim_id, seed", [(c, s) for s in SWEEP_SEEDS for c in SWEPT],

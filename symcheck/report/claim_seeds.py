@@ -24,14 +24,47 @@ from symcheck.report.cache import code_version
 from symcheck.report.verdict import verdict
 from symcheck.sweep import Task, run_sweep, seeded_tasks
 
-__all__ = ["claims_code_version", "failure_counts", "run_claims_at_seeds", "run_seed", "seed_tasks"]
+__all__ = ["SEED_INDEPENDENT", "claims_code_version", "failure_counts", "run_claims_at_seeds", "run_seed",
+           "seed_dependent_claims", "seed_tasks"]
 
-#: Statuses a claim can end with at one seed: its own (holds/erratum/fails) or "error" (it raised).
+#: Claims whose check never draws from its generator (measured: the generator's state and spawn count are
+#: unchanged after the check; `tests/test_claim_seeds.py` keeps this true): their result is the same at every
+#: seed, so one run tells their failure rate. A new claim counts as seed-dependent unless it is added here.
+SEED_INDEPENDENT = frozenset([
+    "gelberg.eq11.radius", "gelberg.eq17.mi-definition", "gelberg.fig3.interpolation-inflates-variance",
+    "gelberg.fig3.stuck-above-threshold", "gelberg.fig4.mfvi-interpolates", "gelberg.sec3.mode-seeking-threshold",
+    "gelberg.sec5.grid-ground-truth", "gelberg.table2.sgm-test-mse", "gelberg.table3.symmetrized-elbo",
+    "gelberg.thm43.bias-law", "gelberg.thm43.monotone-in-K", "gelberg.thm43.upper-bound",
+    "hyp0f1.asymptotic.error-rate", "hyp0f1.asymptotic.exact-agreement", "hyp0f1.asymptotic.hankel-k2",
+    "hyp0f1.exact.rank-one-quadrature", "hyp0f1.series.reference-o3-quadrature", "moore.eq5.bound",
+    "moore.eq7.exact-at-zero", "moore.eq7.pair-product", "moore.eq7.yhat", "moore.fig2.ring",
+    "moore.fig3.predictive-mean", "moore.fn1.symmetry-counting", "turner.eq10.ar1-pair", "turner.eq15.binary-joint",
+    "turner.eq17.fixed-point", "turner.eq18.symmetry-breaking", "turner.eq4.two-axis-covariance",
+    "turner.eq48.limit-large-w2", "turner.eq48.limit-small-noise", "turner.eq53.ica-unit-variance",
+    "turner.eq55.ica-kurtosis", "turner.eq7.ar1-stationary-variance", "turner.eq71.ica-dgamma",
+    "turner.fig2.lds-free-energy-biases", "turner.fig3.theta2-bias-towards-orthogonal",
+    "turner.fig3.zero-temperature-theta2", "turner.fig4.theta2-bias-vs-angle",
+    "turner.fig5.zero-temperature-bias-map", "turner.fig6.w2-bias-towards-zero",
+    "turner.fig6.zero-temperature-w2-diverges", "turner.fig7.w2-bias-vs-noise-and-angle",
+    "turner.fig9.ica-free-energy-peaks-at-zero-sparseness", "turner.sec2.1.ar1-as-two-axis",
+    "turner.sec2.2.breaking-threshold", "turner.sec32.kl-grows-as-noise-shrinks",
+    "turner.sec32.theta2-bias-vs-noise",
+])
+#: Statuses that pass; a claim can also end "fails" or, in `run_seed`, "error" (its check raised).
 OK = ("holds", "erratum")
 
 
+def seed_dependent_claims() -> list[str]:
+    """Ids of the registered claims that draw random numbers (all but `SEED_INDEPENDENT`), sorted."""
+    return [c.id for c in registry.all_claims() if c.id not in SEED_INDEPENDENT]
+
+
 def claims_code_version() -> str:
-    """SHA-256 over the import closure of every claim module (the registry imports them by name)."""
+    """`symcheck.report.cache.code_version` (16 hex digits) of every claim module, concatenated in name order.
+
+    The registry imports its claim modules by name, so the cache's import scan of this module does not
+    reach them; a task carrying this string is invalidated by a change to any claim or what it imports.
+    """
     names = sorted(f"{registry.__name__}.{m.name}" for m in pkgutil.iter_modules(registry.__path__))
     return "".join(code_version(name)[:16] for name in names)
 
