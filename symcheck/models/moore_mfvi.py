@@ -21,13 +21,15 @@ does not mean a small distance to the limit: at seed 6 of `moore.fig4.nakajima-v
 tail bound with the rate taken from the last 20 sweep ratios (0.959; the slow component's rate is
 0.9959) allowed 2e-5 where the iterate was 1.1e-3 from the fixed point. Here nothing assumes a rate:
 
-* `local_maximum` runs Newton's method on F from a coordinate-ascent iterate (only while
-  ∇²F is negative definite, so it cannot end at a saddle) and certifies the point it reaches by
-  the Newton–Kantorovich theorem (`certify_maximum`): a strict local maximum x* of F lies
-  within a proven radius, with the gradient evaluated in extended precision and the curvature
-  bounded below by Cholesky factorisations whose rounding is accounted for;
-* `fit_mfvi` runs coordinate ascent until its iterate's predictive mean is, by that
-  certificate plus the computed distance, within the requested tolerance of the maximum's mean.
+* `local_maximum` runs damped Newton's method on F from a coordinate-ascent iterate (it climbs,
+  so it cannot end at a saddle) and certifies the point it reaches by the Newton–Kantorovich
+  theorem (`certify_maximum`): a strict local maximum x* of F lies within a proven radius, with the
+  gradient evaluated in extended precision and the curvature bounded below by Cholesky
+  factorisations whose rounding is accounted for;
+* `fit_mfvi` runs coordinate ascent from a random start and, after 64, 128, 256, … sweeps, Newton's
+  method from its iterate, until a maximum is certified to the requested tolerance (and is not
+  below the iterate, which coordinate ascent could then never reach); it returns that maximum and
+  the certified distance of the coordinate-ascent iterate to it.
 
 References
 ----------
@@ -419,8 +421,8 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
     `local_maximum` runs Newton's method from the current iterate x_T. The fit stops at the
     first maximum x* that is
 
-    * certified (`certify_maximum`) with a bound on ‖mean(x*) − gMu*Mv*ᵀ‖_F (its mean radius)
-      ≤ `tol`·(1 + ‖R‖_F), and
+    * certified (`certify_maximum`): the bound on the distance between Newton's last iterate's
+      predictive mean and the exact maximum's (its mean radius) is ≤ `tol`·(1 + ‖R‖_F), and
     * not below the iterate: F(x*) ≥ F(x_T) − rounding (coordinate ascent never decreases F, so it
       cannot be heading for a maximum lower than where it is).
 
@@ -429,8 +431,9 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
     sweeps to come within 1e-6·(1 + ‖R‖_F) of Nakajima's solution, and one draw not within 1e-4 after
     1e5 sweeps), and no rate-based stopping rule is safe there (see the module docstring); Newton's
     method converges quadratically once in the maximum's neighbourhood, and the certificate does not
-    depend on how the point was reached. After `max_sweeps` without such a maximum the fit returns the last
-    iterate with `converged` False and NaN radii (nothing proved: every comparison with them fails).
+    depend on how the point was reached. After `max_sweeps` without such a maximum the fit returns
+    the last iterate with `converged` False and NaN radii (nothing proved: every comparison with them
+    fails).
 
     Returns
     -------
