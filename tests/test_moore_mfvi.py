@@ -8,6 +8,7 @@ stopping rule (rate from the last 20 sweep ratios) fails ``moore.fig4.nakajima-v
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -48,6 +49,49 @@ def test_gradient_and_hessian_match_finite_differences_of_the_closed_form_elbo()
     assert np.max(np.abs(H - H_fd)) < 1e-7
     assert np.max(np.abs(H - H.T)) <= herr
     assert 0 < gerr < 1e-12 and 0 < herr < 1e-9
+
+
+def _gradient_mp(x, p):
+    """∇F in 40-digit mpmath from the same formulas (the reference for the rounding bound)."""
+    mpmath.mp.dps = 40
+    Mu, Mv, t, w = (mpmath.matrix(v.tolist()) if v.ndim == 2 else [mpmath.mpf(float(z)) for z in v]
+                    for v in mv.unpack(x, p))
+    n, m, k = p.n, p.m, p.k
+    g, s2 = mpmath.mpf(p.gain), mpmath.mpf(p.sigma2)
+    su, sv = [mpmath.exp(z) for z in t], [mpmath.exp(z) for z in w]
+    E = mpmath.matrix(p.R.tolist()) - g * Mu * Mv.T
+    a = [sum(Mu[i, j] ** 2 for i in range(n)) + n * su[j] for j in range(k)]
+    b = [sum(Mv[i, j] ** 2 for i in range(m)) + m * sv[j] for j in range(k)]
+    EV, EU = E * Mv, E.T * Mu
+    gu = [-Mu[i, j] + g / s2 * EV[i, j] - g * g * m / s2 * Mu[i, j] * sv[j] for i in range(n) for j in range(k)]
+    gv = [-Mv[i, j] + g / s2 * EU[i, j] - g * g * n / s2 * Mv[i, j] * su[j] for i in range(m) for j in range(k)]
+    gt = [n / mpmath.mpf(2) * (1 - su[j] * (1 + g * g * b[j] / s2)) for j in range(k)]
+    gw = [m / mpmath.mpf(2) * (1 - sv[j] * (1 + g * g * a[j] / s2)) for j in range(k)]
+    return gu + gv + gt + gw
+
+
+def test_gradient_error_bound_covers_the_long_double_error():
+    rng = np.random.default_rng(2)
+    worst = 0.0
+    for _ in range(5):
+        p, x = _point(rng, n=6, m=5, k=3)
+        G, gerr = mv.elbo_gradient(x, p)
+        exact = _gradient_mp(x, p)
+        error = math.sqrt(sum((mpmath.mpf(str(gi)) - e) ** 2 for gi, e in zip(G, exact)))
+        assert error <= gerr
+        worst = max(worst, error / gerr)
+    assert worst > 1e-4  # not a vacuous bound (the planted one below is exceeded)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps == np.finfo(float).eps, reason="long double is float64 here")
+def test_a_planted_float64_evaluation_exceeds_the_long_double_error_bound(monkeypatch):
+    # the gradient evaluated in float64 while its bound still uses long double's unit roundoff
+    rng = np.random.default_rng(2)
+    p, x = _point(rng, n=6, m=5, k=3)
+    exact = _gradient_mp(x, p)
+    monkeypatch.setattr(np, "longdouble", np.float64)
+    G, gerr = mv.elbo_gradient(x, p)
+    assert math.sqrt(sum((mpmath.mpf(float(gi)) - e) ** 2 for gi, e in zip(G, exact))) > gerr
 
 
 def test_hessian_changes_no_faster_than_the_third_derivative_bound():
@@ -175,7 +219,7 @@ def test_fit_without_a_certified_maximum_reports_nan_and_the_claim_fails(monkeyp
     fit = mv.fit_mfvi(p, np.random.default_rng(11), max_sweeps=300)
     assert not fit.converged and math.isnan(fit.params["radius"]) and fit.iterations == 300
     monkeypatch.setattr(claims, "_PROBLEMS", claims._PROBLEMS[2:3])
-    monkeypatch.setattr(claims, "fit_mfvi", lambda p, rng, tol: mv.fit_mfvi(p, rng, tol=tol, max_sweeps=300))
+    monkeypatch.setattr(claims, "fit_mfvi", lambda p, rng, tol, first_try: mv.fit_mfvi(p, rng, tol=tol, max_sweeps=300))
     assert get_claim("moore.fig4.nakajima-vb").run().status == "fails"
 
 
@@ -192,10 +236,11 @@ def test_bad_arguments_are_refused():
 # ----- the failure mode the certificate replaced ----------------------------------------------
 
 
-def _geometric_tail_fit(problem, rng, tol=1e-10, max_sweeps=200000):
+def _geometric_tail_fit(problem, rng, tol=1e-10, max_sweeps=200000, first_try=None):
     """The stopping rule symcheck used before: stop when a sweep moves the mean by ≤ tol·(1 + ‖R‖), and
     bound the remaining distance by the geometric tail d·ρ/(1 − ρ), ρ the largest of the last 20
-    step ratios; the claim allowed twice that. (Kept here only to show that it fails.)"""
+    step ratios; the claim allowed twice that. (Kept here only to show that it fails; `first_try` is the
+    new fit's argument, unused.)"""
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     n, m, k, g = problem.n, problem.m, problem.k, problem.gain
     Mu, Mv = gen.standard_normal((n, k)), gen.standard_normal((m, k))

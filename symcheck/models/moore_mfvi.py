@@ -70,8 +70,15 @@ __all__ = [
 #: The rounding allowance of `symcheck.evidence.ROUNDING` for sums evaluated in numpy's long double
 #: (x87 extended precision on x86-64; equal to float64, and to ROUNDING, where that is all there is).
 _ROUNDING_LD = ROUNDING * float(np.finfo(np.longdouble).eps) / EPS
+#: Unit roundoff of numpy's long double (u = eps/2).
+_UNIT_LD = float(np.finfo(np.longdouble).eps) / 2
 #: Cholesky tries these fractions of the estimated smallest curvature as a proven lower bound.
 _CURVATURE_FRACTIONS = (0.9, 0.5, 0.1, 0.01)
+
+
+def _gamma(count: int, unit: float) -> float:
+    """Higham's γ_n = nu/(1 − nu): the relative error bound of n successive roundings (Lemma 3.1)."""
+    return count * unit / (1 - count * unit)
 
 
 def pack(Mu, Mv, t, w, dtype=float) -> np.ndarray:
@@ -96,10 +103,11 @@ def elbo_gradient(x, problem: MFProblem) -> tuple[np.ndarray, float]:
     -------
     grad : ndarray of long double
     error : float
-        Each component is a sum of at most n + m + k products: its error is at most
-        `ROUNDING` (for long double) × (n + m + k) × the sum of the terms' magnitudes (Higham
-        Lemma 3.1); the bound is the Euclidean norm of those (exp adds ≤ 1 ulp per call, inside the
-        allowance's factor 2 for elementary functions).
+        Along any path from the inputs to a component there are at most N = n + m + k + 8 roundings
+        (E's k-term products and subtraction, the m- or n-term product with Mv or Mu, the scalings,
+        the final sums, exp to within an ulp), so each component is off by at most γ_N = Nu/(1 − Nu)
+        times the sum of its terms' magnitudes (Higham Lemma 3.1 and Sec. 3.1), u the long-double
+        unit roundoff; the bound is the Euclidean norm of those.
     """
     n, m, k = problem.n, problem.m, problem.k
     x = np.asarray(x, dtype=np.longdouble)
@@ -120,7 +128,7 @@ def elbo_gradient(x, problem: MFProblem) -> tuple[np.ndarray, float]:
     tt = 0.5 * n * (1 + su * (1 + g * g * b / s2))
     tw = 0.5 * m * (1 + sv * (1 + g * g * a / s2))
     size = float(np.linalg.norm(pack(tu, tv, tt, tw).astype(float)))
-    return pack(gu, gv, gt, gw, dtype=np.longdouble), _ROUNDING_LD * (n + m + k) * size
+    return pack(gu, gv, gt, gw, dtype=np.longdouble), _gamma(n + m + k + 8, _UNIT_LD) * size
 
 
 def elbo_hessian(x, problem: MFProblem) -> tuple[np.ndarray, float]:
@@ -261,8 +269,7 @@ def _curvature_lower_bound(negH: np.ndarray, error: float):
             break
         rayleigh = new
     mu_hat = 1 / rayleigh
-    u = EPS / 2
-    gamma = (N + 1) * u / (1 - (N + 1) * u)
+    gamma = _gamma(N + 1, EPS / 2)
     for frac in _CURVATURE_FRACTIONS:
         c = frac * mu_hat
         try:
@@ -334,9 +341,9 @@ def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
     settle on a saddle or a minimum, and near a maximum it takes full Newton steps. x is kept in
     long double and the gradient is evaluated in long double (the Hessian and the solve in float64:
     iterative refinement), so the gradient can fall far below float64 rounding. Stops when the
-    gradient is below its own error bound, when no step along δ raises F, after three steps in a row
-    that did not halve the smallest gradient so far without raising F beyond rounding, or after
-    `max_steps`.
+    gradient is below its own error bound, when no step along δ raises F, after three damped or
+    shortened steps in a row that neither halved the smallest gradient so far nor raised F beyond
+    rounding, or after `max_steps`.
 
     Returns
     -------
@@ -356,7 +363,7 @@ def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
         if gnorm <= 0.5 * best:
             best, stalled = gnorm, 0
         H, _ = elbo_hessian(x.astype(float), problem)
-        factor, _ = _damped_cholesky(-H, 0.0)
+        factor, lam = _damped_cholesky(-H, 0.0)
         step = linalg.cho_solve(factor, G.astype(float), check_finite=False)
         gain = float(G.astype(float) @ step)  # predicted increase per unit step length
         for halvings in range(40):
@@ -367,7 +374,9 @@ def local_maximum(x0, problem: MFProblem, max_steps: int = 60):
                 break
         else:
             break
-        stalled = 0 if f_new > f_x + allowance else stalled + 1
+        # a full Newton step counts as progress (near a flat maximum F may change below its rounding
+        # allowance and the gradient may grow for a step while the iteration converges)
+        stalled = 0 if (f_new > f_x + allowance or (lam == 0 and halvings == 0)) else stalled + 1
         x, f_x = trial, f_new
         if stalled == 3:
             break
