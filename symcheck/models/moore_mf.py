@@ -9,8 +9,9 @@ Posterior approximations, each giving the predictive mean E[gUVᵀ | R] and an E
 * MAP of (U, V) — closed form: soft-thresholding of R's singular values at σ_n²/g
   (:func:`map_closed_form`), and L-BFGS on (U, V) (:func:`fit_map`);
 * MFVI: Moore App. A's "elementwise (mean-field) Gaussian" q(X) = Πᵢⱼ N(xᵢⱼ; mᵢⱼ, sᵢⱼ) on
-  X = [U; V], by closed-form coordinate ascent (:func:`fit_mfvi`), and its global optimum
-  by Nakajima, Sugiyama, Babacan & Tomioka (2013) (:func:`nakajima_vb`);
+  X = [U; V] — its global optimum by Nakajima, Sugiyama, Babacan & Tomioka (2013)
+  (:func:`nakajima_vb`); the coordinate-ascent fit with a certified distance to a local
+  maximum is in `symcheck.models.moore_mfvi`;
 * isotropic MFVI q* = N(M, cI) (:func:`fit_isotropic`);
 * SymVI: q̃ = q* mixed over O(k), ELBO = ELBO(q*) + KL[q*‖q̃] (Moore eq. (5)), the KL by
   Monte Carlo with fixed draws (common random numbers) and symcheck's ₀F₁, with Moore's
@@ -46,7 +47,6 @@ __all__ = [
     "elbo_factorised",
     "fit_isotropic",
     "fit_map",
-    "fit_mfvi",
     "fit_symvi",
     "map_closed_form",
     "nakajima_threshold",
@@ -293,49 +293,6 @@ def fit_map(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20000) -
     res, gmax, record = _lbfgs(fun, x0, gtol, maxiter)
     U, V = _split(res.x, problem)
     return FitResult(g * U @ V.T, math.nan, int(res.nit), gmax <= gtol, record, {"U": U, "V": V})
-
-
-def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 200000) -> FitResult:
-    """Elementwise MFVI by closed-form coordinate ascent, one column of U or V at a time.
-
-    Column j of U given everything else (entries of a column are conditionally independent):
-    precision pⱼ = 1 + g² bⱼ/σ², bⱼ = Σₗ(Mvₗⱼ² + Svₗⱼ); mean Mu[:, j] = (g/σ²pⱼ)(R − gΣ_{j'≠j}
-    Mu[:, j']Mv[:, j']ᵀ) Mv[:, j]; likewise for V. Each update maximises the ELBO exactly in its
-    block, so the ELBO never decreases.
-
-    Stops when the Frobenius change dₜ of the predictive mean gMuMvᵀ over a sweep is ≤ ``tol``
-    times (1 + ‖R‖_F). ``params["tail_bound"]`` bounds the remaining distance to the fixed point
-    by the geometric tail dₜρ/(1 − ρ), ρ the largest of the last 20 ratios dₜ/dₜ₋₁ (linear
-    convergence; NaN if ρ ≥ 1; the last min(20, sweeps/2) ratios, past the start's transient).
-    """
-    gen = check_rng(rng)
-    n, m, k, g, s2 = problem.n, problem.m, problem.k, problem.gain, problem.sigma2
-    Mu, Mv = gen.standard_normal((n, k)), gen.standard_normal((m, k))
-    Su, Sv = np.ones((n, k)), np.ones((m, k))
-    scale = tol * (1 + np.linalg.norm(problem.R))
-    mean = g * Mu @ Mv.T
-    steps, converged = [], False
-    for sweep in range(1, max_sweeps + 1):
-        res = problem.R - mean  # R − gMuMvᵀ, kept current column by column (O(nm) per column)
-        for j in range(k):
-            res += g * np.outer(Mu[:, j], Mv[:, j])
-            p = 1 + g * g * np.sum(Mv[:, j] ** 2 + Sv[:, j]) / s2
-            Su[:, j], Mu[:, j] = 1 / p, g * res @ Mv[:, j] / (s2 * p)
-            p = 1 + g * g * np.sum(Mu[:, j] ** 2 + Su[:, j]) / s2
-            Sv[:, j], Mv[:, j] = 1 / p, g * res.T @ Mu[:, j] / (s2 * p)
-            res -= g * np.outer(Mu[:, j], Mv[:, j])
-        new = g * Mu @ Mv.T
-        steps.append(float(np.linalg.norm(new - mean)))
-        mean = new
-        if steps[-1] <= scale:
-            converged = True
-            break
-    ratios = np.array(steps[-min(21, len(steps) // 2 + 1):])
-    rho = float(np.max(ratios[1:] / ratios[:-1])) if len(ratios) > 1 and np.all(ratios[:-1] > 0) else math.nan
-    tail = steps[-1] * rho / (1 - rho) if rho < 1 else math.nan
-    return FitResult(mean, elbo_factorised(Mu, Mv, Su, Sv, problem), sweep, converged,
-                     f"coordinate ascent, sweep change {steps[-1]:.1e} ≤ {scale:.1e} (tol·(1+‖R‖))",
-                     {"Mu": Mu, "Mv": Mv, "Su": Su, "Sv": Sv, "tail_bound": tail, "rate": rho})
 
 
 def fit_isotropic(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20000) -> FitResult:
