@@ -12,7 +12,6 @@ numbers at two more (the full measurement, 60 seeds, is `symcheck.report.claim_s
 """
 
 import dataclasses
-import pkgutil
 
 import pytest
 
@@ -114,6 +113,33 @@ def test_seed_tasks_carry_the_claim_modules_code_version():
     tasks = claim_seeds.seed_tasks([0, 9])
     code = claim_seeds.claims_code_version()
     assert [t.args["seed"] for t in tasks] == [0, 9] and all(t.args["code"] == code for t in tasks)
-    assert len(code) == 16 * len(list(pkgutil.iter_modules(registry.__path__)))
+    assert len(code) == 64 and int(code, 16) >= 0
     with pytest.raises(ValueError, match="seeds"):
         claim_seeds.seed_tasks([-1])
+
+
+def test_claims_code_version_changes_with_any_module_of_the_package(tmp_path):
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "a.py").write_text("X = 1\n")
+    (tmp_path / "kernel.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "notes.txt").write_text("not code")
+    before = claim_seeds.claims_code_version(tmp_path)
+    (tmp_path / "notes.txt").write_text("still not code")
+    assert claim_seeds.claims_code_version(tmp_path) == before
+    (tmp_path / "kernel.py").write_text("def f():\n    return 2\n")
+    after_kernel = claim_seeds.claims_code_version(tmp_path)
+    (tmp_path / "claims" / "a.py").write_text("X = 2\n")
+    assert len({before, after_kernel, claim_seeds.claims_code_version(tmp_path)}) == 3
+
+
+def test_upper_bound_is_the_exact_binomial_bound():
+    from symcheck.report.sections.claim_seeds import upper_bound
+
+    for n in (1, 30, 2760):  # zero failures: P(0 failures) = (1 − p)^n = 0.05
+        assert upper_bound(0, n) == pytest.approx(1 - 0.05 ** (1 / n), rel=1e-12)
+    # one failure in 30: (1 − p)^30 + 30 p (1 − p)^29 = 0.05 at the bound
+    p = upper_bound(1, 30)
+    assert (1 - p) ** 30 + 30 * p * (1 - p) ** 29 == pytest.approx(0.05, rel=1e-10)
+    assert upper_bound(3, 3) == 1.0
+    with pytest.raises(ValueError, match="failures, runs"):
+        upper_bound(4, 3)

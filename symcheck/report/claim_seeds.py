@@ -9,18 +9,18 @@ One task (`run_seed`) is one `symcheck claims --run --seed N`: about 90 s alone 
 one core of the report machine. Tasks go through `symcheck.sweep.run_sweep` (a process
 pool, or a Dask cluster) or the report's result cache (`symcheck.report.cache.ResultCache.sweep`
 with `seed_tasks`, whose arguments carry `claims_code_version`: the registry finds
-its claim modules at run time, so the cache's import scan alone would not see them).
+its claim modules at run time, so the cache's code walk alone would not see them).
 """
 
 from __future__ import annotations
 
-import pkgutil
+import hashlib
 import traceback
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import symcheck.claims as registry
 from symcheck._checks import check_int
-from symcheck.report.cache import code_version
 from symcheck.report.verdict import verdict
 from symcheck.sweep import Task, run_sweep, seeded_tasks
 
@@ -59,14 +59,20 @@ def seed_dependent_claims() -> list[str]:
     return [c.id for c in registry.all_claims() if c.id not in SEED_INDEPENDENT]
 
 
-def claims_code_version() -> str:
-    """`symcheck.report.cache.code_version` (16 hex digits) of every claim module, concatenated in name order.
+def claims_code_version(root: Path | None = None) -> str:
+    """SHA-256 over the source of every module of the `symcheck` package (path and bytes, in path order).
 
-    The registry imports its claim modules by name, so the cache's import scan of this module does not
-    reach them; a task carrying this string is invalidated by a change to any claim or what it imports.
+    The registry imports its claim modules by name at run time, so the cache's code walk from
+    `run_seed` does not reach them, and walking from each of the 140 checks costs minutes
+    (`symcheck.report.codekey.code_key` is not shared between calls). The claims between them reach
+    nearly every kernel, so a task carrying this digest is rerun by any change to the package:
+    conservative, never stale. `root` (default: the installed package's folder) is the folder hashed.
     """
-    names = sorted(f"{registry.__name__}.{m.name}" for m in pkgutil.iter_modules(registry.__path__))
-    return "".join(code_version(name)[:16] for name in names)
+    root = Path(registry.__file__).resolve().parents[1] if root is None else Path(root)
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\n")
+    return digest.hexdigest()
 
 
 def run_seed(args: dict, rng=None) -> dict:
