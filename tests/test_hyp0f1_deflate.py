@@ -1,0 +1,79 @@
+"""``method="auto"`` on numerically rank-deficient σ, and the interval every answer lies in.
+
+An SVD returns σ such as (1e4, 5e-13, 2e-13, 8e-31, 0); before `_deflate`, auto answered 1.3e89
+(figure inf) there. The fix rests on two proven facts, checked here against the k = 2 Bessel closed
+form in mpmath (an independent route): log ₀F₁ moves by at most Σ (zeroed σⱼ), and so does each
+gradient component; both bounds are nearly attained (σ₁ large), so a halved bound fails.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+
+from symcheck.hyp0f1 import api
+from symcheck.hyp0f1.closed_form_mp import closed_form_mp
+from symcheck.hyp0f1.methods import AUTO_RTOL
+
+mpmath.mp.dps = 40
+
+
+def _log_f_k2(a, b):
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    return mpmath.log((mpmath.besseli(0, a + b) + mpmath.besseli(0, a - b)) / 2)
+
+
+def _grad2_k2(a, b):
+    """∂ log ₀F₁(1; diag(a, b)²/4)/∂b from the Bessel closed form (I₀' = I₁)."""
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    return (mpmath.besseli(1, a + b) - mpmath.besseli(1, a - b)) / (mpmath.besseli(0, a + b) + mpmath.besseli(0, a - b))
+
+
+@pytest.mark.parametrize("factor, holds", [(1.0, True), (0.5, False)])
+def test_value_moves_by_at_most_the_zeroed_sigma(factor, holds):
+    changes = [(float(_log_f_k2(40, b) - _log_f_k2(40, 0)), b) for b in (0.01, 1.0, 20.0)]
+    assert all(c >= 0 for c, _ in changes)
+    assert all(c <= factor * b for c, b in changes) is holds  # planted: half the bound is exceeded
+
+
+@pytest.mark.parametrize("factor, holds", [(1.0, True), (0.5, False)])
+def test_gradient_moves_by_at_most_the_zeroed_sigma(factor, holds):
+    changes = [(float(_grad2_k2(40, b) - _grad2_k2(40, 0)), b) for b in (1e-6, 0.01, 0.3)]
+    assert all(c <= factor * b for c, b in changes) is holds
+
+
+@pytest.mark.parametrize("sigma", [
+    (1e4, 5e-13, 2e-13, 8e-31, 0.0),
+    (7.0, 1e-16, 0.0),
+    (250.0, 3e-15, 1e-300, 2e-14, 0.0, 0.0),
+])
+def test_auto_answers_near_rank_deficient_rows_within_its_figure(sigma):
+    sigma = np.array(sigma)
+    k = sigma.size
+    value, error = api.log_hyp0f1(sigma, k, return_error=True)
+    dropped = float(np.sum(sigma[1:]))
+    truth_rank_one = float(mpmath.log(closed_form_mp(np.r_[sigma[0], np.zeros(k - 1)], k)))
+    # the truth is within `dropped` of the rank-one value (above), so the figure must cover both
+    assert abs(value - truth_rank_one) + dropped <= error
+    assert error <= AUTO_RTOL * max(1.0, abs(truth_rank_one))
+    grad, gerr = api.grad_log_hyp0f1(sigma, k, return_error=True)
+    assert np.all(np.isfinite(grad)) and gerr >= dropped and gerr <= 1e-6
+
+
+def test_auto_clips_into_the_proven_interval(monkeypatch):
+    """A pass that returns garbage (NaN, below 0, beyond Σσ) with an infinite figure: the answer is
+    clipped into [0, Σσ] and its figure is the distance to the interval's far end, which the truth
+    (the exact series, within 1e-12) never exceeds."""
+    rows = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
+    garbage = np.array([np.nan, -5.0, 1e89])
+
+    def bad_pass(flat, k):
+        n = flat.shape[0]
+        return garbage[:n].copy(), np.full(n, np.inf), np.full(n, "planted", dtype=object), np.zeros(n, int)
+
+    monkeypatch.setattr(api, "_auto_pass", bad_pass)
+    with pytest.warns(api.Hyp0f1AccuracyWarning, match="3 of 3 rows"):
+        value, error, *_ = api._auto(rows, 3)
+    truth = float(api.log_hyp0f1(rows[0], 3, method="series"))
+    assert np.all((0 <= value) & (value <= 6.0)) and np.all(np.isfinite(error))
+    assert np.all(np.abs(value - truth) <= error)
+    np.testing.assert_array_equal(value, [3.0, 0.0, 6.0])
