@@ -12,6 +12,9 @@ imports resolved), without importing anything, and checked against three rules:
    `groups` → `models/mlp` → … → `models/gelberg_bnn` → `groups` once did).
 3. Report sections read the registry (`symcheck.claims`), never a claim module's internals
    (`symcheck.claims.<module>`): what a section shares with a claim lives in `symcheck.models`.
+4. The claims import neither the report, nor the checkers of other people's code
+   (`symcheck.testing`), nor the command line: `symcheck.report.claim_seeds.claims_code_version`
+   leaves those out of the digest that keys the 30-seed sweep, so a claim reaching them would go stale.
 
 Planted bugs: synthetic sources with each kind of forbidden import are caught. The same file
 checks that the 64·eps rounding allowance is written as `symcheck.evidence.ROUNDING`, not inline.
@@ -81,6 +84,9 @@ def violations(source: str, name: str, is_package: bool = False) -> list[str]:
         if (_within(name, ("symcheck.report.sections",)) and _within(target, ("symcheck.claims",))
                 and target.count(".") >= 2 and target.split(".")[2] in _claim_modules()):
             out.append(f"{name} imports {target}: report sections read the registry, not a claim module")
+        if (_within(name, ("symcheck.claims",))
+                and _within(target, ("symcheck.report", "symcheck.testing", "symcheck.cli"))):
+            out.append(f"{name} imports {target}: a claim may not import the report, symcheck.testing or the CLI")
         if len(out) > before:
             reported.append(target)
     return out
@@ -121,6 +127,9 @@ def test_every_part_of_the_issue_is_scanned():
     ("symcheck.hyp0f1", "from ..models import moore_mf\n"),
     ("symcheck.report.sections.turner_figures", "from symcheck.claims.turner_lds import FIG2\n"),
     ("symcheck.report.sections.turner_figures", "from symcheck.claims import turner_lds\n"),
+    ("symcheck.claims.moore_experiments", "from symcheck.report.verdict import verdict\n"),
+    ("symcheck.claims.hyp0f1_series", "def f():\n    from symcheck.testing import check_log_hyp0f1\n"),
+    ("symcheck.claims", "from symcheck import cli\n"),
 ])
 def test_a_planted_forbidden_import_is_caught(name, source):
     assert violations(source, name, is_package=name == "symcheck.hyp0f1")

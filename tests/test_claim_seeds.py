@@ -123,8 +123,14 @@ def test_claims_code_version_changes_with_any_module_of_the_package(tmp_path):
     (tmp_path / "claims" / "a.py").write_text("X = 1\n")
     (tmp_path / "kernel.py").write_text("def f():\n    return 1\n")
     (tmp_path / "notes.txt").write_text("not code")
+    for part in ("report", "testing"):
+        (tmp_path / part).mkdir()
+        (tmp_path / part / "x.py").write_text("Y = 1\n")
+    (tmp_path / "cli.py").write_text("Z = 1\n")
     before = claim_seeds.claims_code_version(tmp_path)
     (tmp_path / "notes.txt").write_text("still not code")
+    for path in (tmp_path / "report" / "x.py", tmp_path / "testing" / "x.py", tmp_path / "cli.py"):
+        path.write_text("changed = True\n")  # no claim imports these (tests/test_architecture.py)
     assert claim_seeds.claims_code_version(tmp_path) == before
     (tmp_path / "kernel.py").write_text("def f():\n    return 2\n")
     after_kernel = claim_seeds.claims_code_version(tmp_path)

@@ -50,6 +50,8 @@ SEED_INDEPENDENT = frozenset([
     "turner.sec2.2.breaking-threshold", "turner.sec32.kl-grows-as-noise-shrinks",
     "turner.sec32.theta2-bias-vs-noise",
 ])
+#: Top-level parts of the package no claim imports (`claims_code_version` leaves them out).
+OUTSIDE_CLAIMS = frozenset({"report", "testing", "cli.py"})
 #: Statuses that pass; a claim can also end "fails" or, in `run_seed`, "error" (its check raised).
 OK = ("holds", "erratum")
 
@@ -60,18 +62,25 @@ def seed_dependent_claims() -> list[str]:
 
 
 def claims_code_version(root: Path | None = None) -> str:
-    """SHA-256 over the source of every module of the `symcheck` package (path and bytes, in path order).
+    """SHA-256 over the source of every module the claims can reach: the `symcheck` package without
+    `OUTSIDE_CLAIMS` (path and bytes, in path order).
 
     The registry imports its claim modules by name at run time, so the cache's code walk from
     `run_seed` does not reach them, and walking from each of the 140 checks costs minutes
     (`symcheck.report.codekey.code_key` is not shared between calls). The claims between them reach
-    nearly every kernel, so a task carrying this digest is rerun by any change to the package:
-    conservative, never stale. `root` (default: the installed package's folder) is the folder hashed.
+    nearly every kernel, so a task carrying this digest is rerun by any change to a module a claim
+    could import: conservative, never stale (`tests/test_architecture.py` keeps the claims from
+    importing the report, the checkers of `symcheck.testing` and the command line; the cache's own
+    key of `run_seed` covers this module and `verdict`). `root` (default: the installed package's
+    folder) is the folder hashed.
     """
     root = Path(registry.__file__).resolve().parents[1] if root is None else Path(root)
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\n")
+        rel = path.relative_to(root)
+        if rel.parts[0] in OUTSIDE_CLAIMS:
+            continue
+        digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\n")
     return digest.hexdigest()
 
 
