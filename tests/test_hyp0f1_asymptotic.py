@@ -343,3 +343,20 @@ def test_vol_mc_route_alone_catches_perturbed_volume(k, rng):
     assert abs(est - asymptotic.log_vol_so(k)) <= z_for_alpha() * se
     assert abs(est - (asymptotic.log_vol_so(k) + 0.05)) > z_for_alpha() * se
 
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3, "best"])
+def test_gradient_without_its_figure_is_the_same_gradient(order):
+    """grad_log_hyp0f1(method="asymptotic") skips the next order's differences when no figure is asked
+    for (`gradient_only`): the numbers must be those of the path with the figure, to the bit."""
+    from symcheck.hyp0f1.api import grad_log_hyp0f1
+
+    rng = np.random.default_rng(11)
+    sig = -np.sort(-rng.uniform(3.0, 60.0, (6, 5)), axis=1)
+    fast = grad_log_hyp0f1(sig, 5, method="asymptotic", order=order)
+    full, err = grad_log_hyp0f1(sig, 5, method="asymptotic", order=order, return_error=True)
+    np.testing.assert_array_equal(fast, full)
+    assert np.all(np.isfinite(err))
+    if order in (0, 1, 2):  # planted: the next order's gradient is not the same gradient
+        other = grad_log_hyp0f1(sig, 5, method="asymptotic", order=order + 1)
+        assert not np.array_equal(fast, other)

@@ -335,6 +335,9 @@ def grad_log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = Fals
     m, opts = _prepare(method, options, flat, k, gradient=True)
     if m is None:
         grad, error, names = _auto_grad(flat, k)
+    elif m.gradient_only is not None and not (want_error or want_info):  # no figure asked for
+        grad, error = _within_unit_interval(m.gradient_only(flat, k, **opts), np.full(flat.shape[0], np.inf))
+        names = np.full(flat.shape[0], method, dtype=object)
     else:
         grad, error = _within_unit_interval(*m.gradient(flat, k, **opts))
         names = np.full(flat.shape[0], method, dtype=object)

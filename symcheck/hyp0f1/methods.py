@@ -7,6 +7,10 @@ computing log ₀F₁(k/2; AAᵀ/4) from the singular values σ of A:
   ``gradient(flat, k, **options) -> (grad, error)``: rows ``flat`` of shape (n, k), already
   validated (finite, σ ≥ 0); ``error`` is the absolute error figure of log ₀F₁ per row (for the
   gradient: of its largest component);
+* optionally ``gradient_only(flat, k, **options) -> grad``: the same gradient without its error
+  figure, where the figure costs more than the gradient (the asymptotic expansion's figure needs the
+  next order's finite differences); ``grad_log_hyp0f1`` uses it when the caller asks for neither the
+  figure nor the info (an optimiser's inner loop);
 * ``rigorous``: whether ``error`` is a proven bound (else an estimate whose safety factor is
   measured on references the method does not use, documented in the method's module);
 * ``defaults`` and ``check_options`` (the options it accepts and their validation);
@@ -85,6 +89,7 @@ class Method:
     error_kind: str
     domain: Callable
     gradient: Callable | None = None
+    gradient_only: Callable | None = None
     defaults: dict = field(default_factory=dict)
     check_options: Callable | None = None
     auto: tuple = ()
@@ -223,11 +228,20 @@ def _asymptotic_value(flat, k, order=1):
         return asymptotic.log_hyp0f1_asymptotic(flat, k, order=order, return_error=True)
 
 
+def _asymptotic_gradient_only(flat, k, order=1):
+    """The gradient of `grad_log_hyp0f1_asymptotic_with_error` at a fixed order, without the next
+    order's differences that only its figure needs (the same numbers; 'best' needs the figures)."""
+    if order == "best":
+        return asymptotic.grad_log_hyp0f1_asymptotic_with_error(flat, k, order=order)[0]
+    return asymptotic.grad_log_hyp0f1_asymptotic(flat, k, order=order)
+
+
 register(Method(
     name="asymptotic",
     summary="Laplace's method on O(k) around both cosets with 0–3 correction terms (large pair sums σᵢ + σⱼ)",
     evaluate=_asymptotic_value,
     gradient=lambda flat, k, order=1: asymptotic.grad_log_hyp0f1_asymptotic_with_error(flat, k, order=order),
+    gradient_only=_asymptotic_gradient_only,
     rigorous=False,
     error_kind="estimate (first omitted term × a measured safety factor; inf outside the asymptotic regime)",
     domain=_asymptotic_domain,
