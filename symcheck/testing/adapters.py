@@ -128,8 +128,8 @@ def _check_values(arr: np.ndarray) -> str:
 
 def _call_one(fn, args: tuple, out_shape: tuple, convert_input) -> Outcome:
     try:
-        raw = fn(*(convert_input(a) if isinstance(a, np.ndarray) else a for a in args))
-        arr = _fit(to_float_array(raw), out_shape)
+        raw = fn(*(convert_input(a.copy()) if isinstance(a, np.ndarray) else a for a in args))  # a subject may
+        arr = _fit(to_float_array(raw), out_shape)  # write into its inputs: it gets copies
     except Exception as exc:  # noqa: BLE001 - any failure of the subject is evidence, not a crash
         return Outcome(None, f"raised {describe_exception(exc)}")
     problem = _check_values(arr)
