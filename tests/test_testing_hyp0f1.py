@@ -103,24 +103,8 @@ def test_matrix_signature_and_batching():
     assert check_log_hyp0f1(batched, batched=True, rtol=1e-12, **SMALL)
 
 
-class _FakeTensor:
-    """A PyTorch-like result: the adapter goes through .detach().cpu().numpy()."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def detach(self):
-        return self
-
-    def cpu(self):
-        return self
-
-    def numpy(self):
-        return np.asarray(self.value)
-
-
-def test_tensor_like_results_are_converted():
-    assert check_log_hyp0f1(lambda s, k: _FakeTensor(series(s, k)), rtol=1e-12, **SMALL)
+def test_tensor_like_results_are_converted(fake_tensor):
+    assert check_log_hyp0f1(lambda s, k: fake_tensor(series(s, k)), rtol=1e-12, **SMALL)
 
 
 @pytest.mark.parametrize("bad, match", [
