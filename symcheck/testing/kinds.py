@@ -64,6 +64,7 @@ OPTIONS: dict[str, tuple] = {
     "n_reference": (int, "draws of the Monte Carlo reference (O(k) KL, k >= 2)"),
     "max_k": (int, "largest k of the inputs used"),
     "max_sigma": (float, "largest singular value of the reference inputs used"),
+    "regions": (str, "only the inputs in this region, e.g. 'k<=5, sigma<=100' or 'shape=equal'"),
 }
 
 
