@@ -50,10 +50,11 @@ def mc_gap(seed, n=20_000):
     return estimate
 
 
-def test_signflip_exact_routes_pass():
-    result = check_symmetrized_kl(exact_gap, rtol=1e-8)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_signflip_exact_routes_pass(seed):
+    result = check_symmetrized_kl(exact_gap, rtol=1e-8, seed=seed)
     assert result, result.table()
-    assert check_symmetrized_kl(logq, quantity="log_qtilde", rtol=1e-12)
+    assert check_symmetrized_kl(logq, quantity="log_qtilde", rtol=1e-12, seed=seed)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -97,18 +98,19 @@ def quadrature_logq(X, M, c):
                      for x in X])
 
 
-def test_orthogonal_log_qtilde_by_quadrature_passes_every_family():
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_orthogonal_log_qtilde_by_quadrature_passes_every_family(seed):
     """Independent of ₀F₁ and of the corrected App. A algebra: this checks the references themselves."""
-    result = check_symmetrized_kl(quadrature_logq, quantity="log_qtilde", rtol=1e-10, **ORTHO)
+    result = check_symmetrized_kl(quadrature_logq, quantity="log_qtilde", rtol=1e-10, seed=seed, **ORTHO)
     assert result, result.table()
     assert {r.name.split(",")[0] for r in result.rows} == {"k=1", "k=2", "k=3"}
+    assert check_symmetrized_kl(lambda X, M, c: moore_r(X, M, c), quantity="r", seed=seed, **ORTHO)
 
 
 def test_orthogonal_pointwise_planted_bugs_fail():
     printed_logq = lambda X, M, c: (gaussian_logpdf(X, M, np.full(M.shape, c))  # noqa: E731
                                     - moore_r(X, M, c, form="printed"))
     assert not check_symmetrized_kl(printed_logq, quantity="log_qtilde", **ORTHO)
-    assert check_symmetrized_kl(lambda X, M, c: moore_r(X, M, c), quantity="r", **ORTHO)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", symcheck.Hyp0f1AccuracyWarning)
         for method in ("auto", "laplace"):  # App. A as printed; Listing 1 (printed A, Laplace ₀F₁)
@@ -118,8 +120,14 @@ def test_orthogonal_pointwise_planted_bugs_fail():
             failing_k = {r.name.split(",")[0] for r in result.failures}
             # k = 1: A = B (1×1), so only Listing 1's Laplace ₀F₁ can fail there
             assert failing_k == ({"k=1", "k=2", "k=3"} if method == "laplace" else {"k=2", "k=3"}), result.table()
-    one_point = check_symmetrized_kl(lambda X, M, c: np.zeros(len(X)), quantity="r", **ORTHO)
+    one_point = check_symmetrized_kl(zero_r, quantity="r", **ORTHO)
     assert "# one point" in one_point.reproducer and "print(fn(X, M, c))" in one_point.reproducer
+    exec(compile(one_point.reproducer, "reproducer", "exec"), {})  # noqa: S102 - our own generated text
+
+
+def zero_r(X, M, c):
+    """A planted r_θ that is 0 everywhere (importable by the reproducer)."""
+    return np.zeros(len(X))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
