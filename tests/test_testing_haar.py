@@ -379,23 +379,9 @@ def test_a_lambda_gets_a_reproducer_that_says_to_define_it(rng):
     assert "sample = ...  #" in result.reproducer
 
 
-def test_signature_n_and_a_tensor_like_output(rng):
+def test_signature_n_and_a_tensor_like_output(rng, fake_tensor):
     gen = np.random.default_rng(_seed(rng))
-
-    class Tensor:  # what a PyTorch tensor offers
-        def __init__(self, a):
-            self.a = a
-
-        def detach(self):
-            return self
-
-        def cpu(self):
-            return self
-
-        def numpy(self):
-            return self.a
-
-    result = check_haar_sampler(lambda n: Tensor(haar_orthogonal(4, n, gen)), 4, signature="n",
+    result = check_haar_sampler(lambda n: fake_tensor(haar_orthogonal(4, n, gen)), 4, signature="n",
                                 alpha=FALSE_FAILURE_ALPHA, seed=_seed(rng))
     assert result.passed, result.table()
 

@@ -15,6 +15,7 @@ import pytest
 import symcheck
 from symcheck.models.moore import listing1_log_bessel
 from symcheck.testing import (assert_log_hyp0f1, check_grad_log_hyp0f1, check_log_hyp0f1)
+from symcheck.testing.hyp0f1 import reference_inputs
 
 
 @pytest.fixture(autouse=True)
@@ -103,24 +104,8 @@ def test_matrix_signature_and_batching():
     assert check_log_hyp0f1(batched, batched=True, rtol=1e-12, **SMALL)
 
 
-class _FakeTensor:
-    """A PyTorch-like result: the adapter goes through .detach().cpu().numpy()."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def detach(self):
-        return self
-
-    def cpu(self):
-        return self
-
-    def numpy(self):
-        return np.asarray(self.value)
-
-
-def test_tensor_like_results_are_converted():
-    assert check_log_hyp0f1(lambda s, k: _FakeTensor(series(s, k)), rtol=1e-12, **SMALL)
+def test_tensor_like_results_are_converted(fake_tensor):
+    assert check_log_hyp0f1(lambda s, k: fake_tensor(series(s, k)), rtol=1e-12, **SMALL)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -141,3 +126,39 @@ def test_gradient_checker():
     assert not check_grad_log_hyp0f1(fd, rtol=1e-8, max_k=6, max_sigma=30)  # forward difference: O(h) error
     flipped = lambda s, k: grad(s, k)[::-1]  # noqa: E731
     assert not check_grad_log_hyp0f1(flipped, rtol=1e-8, max_k=6, max_sigma=30)
+
+
+# ----- regions and extra inputs ---------------------------------------------------------------------
+
+def test_regions_restrict_the_inputs_and_a_planted_bug_still_fails_there():
+    result = check_log_hyp0f1(series, rtol=1e-12, regions="k<=3, sigma<=1")
+    assert result, result.table()
+    assert all(row.name.startswith("k 1–2") or row.name.startswith("k 3–5") for row in result.rows)
+    assert all(int(row.values["worst input"].split(",")[0][2:]) <= 3 for row in result.rows)
+    union = check_log_hyp0f1(series, rtol=1e-12, regions=["k=1, sigma<=1", "k=2, shape=equal, sigma<=1"])
+    assert sum(r.values["n"] for r in union.rows) == sum(1 for e in reference_inputs(2, 1.0)
+                                                         if e.k == 1 or e.shape == "equal")
+    laplace = lambda s, k: symcheck.log_hyp0f1(np.asarray(s), k, method="laplace")  # noqa: E731
+    assert not check_log_hyp0f1(laplace, rtol=1e-10, regions="k<=3, sigma<=30")
+
+
+@pytest.mark.parametrize("regions, match", [("k<<3", "regions: .k<<3. needs a number"), ("size<=3", "cannot read"), ("shape=round", "shape"), ("k<=x", "number"),
+                                            ([], "non-empty"), ("k>12", "no stored reference")])
+def test_bad_regions_name_themselves(regions, match):
+    with pytest.raises(ValueError, match=match):
+        check_log_hyp0f1(series, regions=regions)
+
+
+def test_extra_inputs_are_reported_against_symcheck_auto_but_not_judged():
+    extra = [np.array([2.0, 0.7, 0.1]), np.array([5.0, 5.0])]
+    result = check_log_hyp0f1(series, rtol=1e-12, extra_inputs=extra, **SMALL)
+    assert result and result.rows[-1].name == "not judged" and result.rows[-1].values["n"] == 2
+    assert result.rows[-1].values["max error"] < 1e-12 and "reference error" in result.rows[-1].values
+    wrong_on_extras = lambda s, k: series(s, k) + (1.0 if np.max(s) > 1.5 else 0.0)  # noqa: E731
+    reported = check_log_hyp0f1(wrong_on_extras, rtol=1e-12, extra_inputs=extra, **SMALL)
+    assert reported and reported.rows[-1].values["max error"] == pytest.approx(1.0)
+    grad = check_grad_log_hyp0f1(lambda s, k: symcheck.grad_log_hyp0f1(np.asarray(s, float), k), rtol=1e-8,
+                                 regions="k<=2, sigma<=30", extra_inputs=extra)
+    assert grad and grad.rows[-1].name == "not judged", grad.table()
+    with pytest.raises(ValueError, match=r"extra_inputs\[1\]"):
+        check_log_hyp0f1(series, extra_inputs=[np.ones(2), np.array([1.0, -1.0])])

@@ -1,5 +1,8 @@
 """`symcheck verify` end to end, as a user runs it: the installed console script, in a folder holding the
-user's module, with good and planted-bad subjects and malformed `module:function` strings."""
+user's module. Five subprocess runs cover what only a real run can show (--help, --list, a passing
+subject exit 0, a failing subject exit 1 with --json, a module that cannot be imported exit 2 with
+its message); the per-kind help, usage errors and every malformed `module:function` string are
+checked in-process, through the same parser (`symcheck.cli.main`) and `load_subject`."""
 
 import json
 import shutil
@@ -9,6 +12,7 @@ import textwrap
 
 import pytest
 
+from symcheck.cli import main
 from symcheck.testing.kinds import KINDS
 from symcheck.testing.subject import load_subject
 
@@ -19,112 +23,114 @@ USER_MODULE = textwrap.dedent('''
 
     NOT_CALLABLE = 3
 
-    def haar_ok(rng, n, k):
-        q, r = np.linalg.qr(rng.standard_normal((n, k, k)))
-        return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+    def logq_ok(X, M, c):
+        from symcheck.orthogonal import orthogonal_logpdf
+        return orthogonal_logpdf(X, M, c)
 
-    def haar_no_sign_fix(rng, n, k):
-        q, _ = np.linalg.qr(rng.standard_normal((n, k, k)))
-        return q
-
-    def log_0f1_series(sigma, k):
-        import symcheck
-        return symcheck.log_hyp0f1(np.asarray(sigma, float), k, method="series", rtol=1e-15, max_degree=400)
-
-    def log_0f1_printed_eq7(sigma, k):
-        import symcheck
-        return symcheck.log_hyp0f1(np.asarray(sigma, float), k, method="laplace", variant="printed")
-
-    def kl_ok(m0, S0, m1, S1):
-        import symcheck
-        return symcheck.kl_gaussian(m0, S0, m1, S1)
-
-    def kl_swapped(m0, S0, m1, S1):
-        import symcheck
-        return symcheck.kl_gaussian(m1, S1, m0, S0)
+    def logq_printed(X, M, c):  # Moore App. A as printed: the symmetrised A instead of B = M'X/c
+        from symcheck.gaussian import gaussian_logpdf
+        from symcheck.orthogonal import moore_r
+        return gaussian_logpdf(X, M, np.full(M.shape, c)) - moore_r(X, M, c, form="printed")
 ''')
 
-BROKEN_MODULE = "import not_a_module_anywhere_xyz\n"
+
+@pytest.fixture(scope="module")
+def user_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("user")
+    (folder / "usermod.py").write_text(USER_MODULE)
+    (folder / "brokenmod.py").write_text("import not_a_module_anywhere_xyz\n")
+    return folder
 
 
-def _run(tmp_path, *args):
-    (tmp_path / "usermod.py").write_text(USER_MODULE)
-    (tmp_path / "brokenmod.py").write_text(BROKEN_MODULE)
+def _run(folder, *args):
     cmd = [SCRIPT] if SCRIPT else [sys.executable, "-m", "symcheck.cli"]
-    return subprocess.run([*cmd, "verify", *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    return subprocess.run([*cmd, "verify", *args], cwd=folder, capture_output=True, text=True, timeout=600)
 
 
-def test_list_names_every_kind(tmp_path):
-    done = _run(tmp_path, "--list")
+# ----- the installed console script -----------------------------------------------------------------
+
+def test_help_reads_as_plain_text_with_examples_and_exit_statuses(user_dir):
+    done = _run(user_dir, "--help")
     assert done.returncode == 0, done.stderr
-    for name, kind in KINDS.items():
-        assert name in done.stdout and kind.expects in done.stdout
-
-
-def test_help_reads_as_plain_text_with_examples_and_exit_statuses(tmp_path):
-    done = _run(tmp_path, "--help")
-    assert done.returncode == 0
     for needle in ("module:function", "examples:", "exit status:", "symcheck verify --list", "kinds:"):
         assert needle in done.stdout
     assert "``" not in done.stdout and ":func:" not in done.stdout
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
-def test_each_kind_has_its_own_help(tmp_path, kind):
-    done = _run(tmp_path, kind, "--help")
+def test_list_names_every_kind(user_dir):
+    done = _run(user_dir, "--list")
     assert done.returncode == 0, done.stderr
-    assert "module:function" in done.stdout and "--json" in done.stdout
+    for name, kind in KINDS.items():
+        assert name in done.stdout and kind.expects in done.stdout
 
 
-def test_a_correct_sampler_passes_and_a_planted_bug_fails(tmp_path):
-    ok = _run(tmp_path, "haar_sampler", "usermod:haar_ok", "--k", "4", "--seed", "3", "--alpha", "1e-6")
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "PASS" in ok.stdout
-    bad = _run(tmp_path, "haar_sampler", "usermod:haar_no_sign_fix", "--k", "4", "--seed", "3")
-    assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "FAIL" in bad.stdout and "reproducer" in bad.stdout
+def test_a_correct_subject_passes(user_dir):
+    done = _run(user_dir, "symmetrized_kl", "usermod:logq_ok", "--group", "orthogonal", "--quantity", "log_qtilde",
+                "--max-k", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS" in done.stdout and "k=2" in done.stdout and "k=3" not in done.stdout
 
 
-def test_json_output_parses_and_carries_the_verdict(tmp_path):
-    done = _run(tmp_path, "haar_sampler", "usermod:haar_no_sign_fix", "--k", "3", "--seed", "1", "--json")
-    assert done.returncode == 1
+def test_a_planted_bug_fails_with_exit_1_and_json(user_dir):
+    done = _run(user_dir, "symmetrized_kl", "usermod:logq_printed", "--group", "orthogonal", "--quantity",
+                "log_qtilde", "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
     result = json.loads(done.stdout)
-    assert result["passed"] is False and result["kind"] == "haar_sampler"
-    assert any(not row["passed"] for row in result["rows"])
+    assert result["passed"] is False and result["kind"].startswith("symmetrized_log_qtilde")
+    assert any(not row["passed"] for row in result["rows"]) and "usermod import logq_printed" in result["reproducer"]
 
 
-def test_log_hyp0f1_kind_end_to_end(tmp_path):
-    ok = _run(tmp_path, "log_hyp0f1", "usermod:log_0f1_series", "--rtol", "1e-8", "--max-k", "4",
-              "--max-sigma", "1")
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    bad = _run(tmp_path, "log_hyp0f1", "usermod:log_0f1_printed_eq7", "--rtol", "1e-8", "--max-k", "4",
-               "--max-sigma", "1")
-    assert bad.returncode == 1, bad.stdout + bad.stderr
+def test_a_module_that_cannot_be_imported_exits_2_naming_why(user_dir):
+    done = _run(user_dir, "symmetrized_kl", "brokenmod:f")
+    assert done.returncode == 2
+    assert "cannot import module 'brokenmod' (ModuleNotFoundError" in done.stderr, done.stderr
 
 
-def test_kl_gaussian_kind_end_to_end(tmp_path):
-    assert _run(tmp_path, "kl_gaussian", "usermod:kl_ok").returncode == 0
-    assert _run(tmp_path, "kl_gaussian", "usermod:kl_swapped").returncode == 1
+# ----- in-process: the same parser ------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_kind_has_its_own_help(kind, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["verify", kind, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    assert "module:function" in out and "--json" in out and "``" not in out
+
+
+def test_the_group_option_offers_the_orthogonal_group(capsys):
+    with pytest.raises(SystemExit):
+        main(["verify", "symmetrized_kl", "--help"])
+    out = capsys.readouterr().out
+    assert all(flag in out for flag in ("--group", "--quantity", "--estimator", "--max-k", "--n-reference"))
+    assert "orthogonal" in out
+
+
+def test_a_missing_required_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["verify", "haar_sampler", "symcheck.haar:haar_orthogonal"])
+    assert done.value.code == 2 and "--k" in capsys.readouterr().err
+
+
+def test_a_bad_option_value_is_a_usage_error_naming_it(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["verify", "symmetrized_kl", "symcheck.signflip_exact:signflip_gap_1d", "--group", "permutation"])
+    assert done.value.code == 2 and "group" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("spec, message", [
     ("usermod", "expected 'module:function'"),
-    ("usermod:haar_ok:extra", "expected 'module:function'"),
-    (":haar_ok", "both the module and the function name"),
+    ("usermod:logq_ok:extra", "expected 'module:function'"),
+    (":logq_ok", "both the module and the function name"),
     ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
-    ("brokenmod:f", "cannot import module 'brokenmod' (ModuleNotFoundError"),
     ("usermod:missing", "has no attribute 'missing'"),
     ("usermod:NOT_CALLABLE", "int is not callable"),
 ])
-def test_bad_subject_strings_exit_2_naming_the_problem(tmp_path, spec, message):
-    done = _run(tmp_path, "haar_sampler", spec, "--k", "3")
-    assert done.returncode == 2
-    assert message in done.stderr, done.stderr
-
-
-def test_a_missing_required_option_is_a_usage_error(tmp_path):
-    done = _run(tmp_path, "haar_sampler", "usermod:haar_ok")
-    assert done.returncode == 2 and "--k" in done.stderr
+def test_bad_subject_strings_name_the_problem(user_dir, monkeypatch, spec, message):
+    monkeypatch.chdir(user_dir)
+    monkeypatch.syspath_prepend(str(user_dir))
+    with pytest.raises(ValueError, match="subject") as err:
+        load_subject(spec)
+    assert message in str(err.value)
 
 
 def test_load_subject_resolves_dotted_attributes():

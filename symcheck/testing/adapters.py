@@ -1,17 +1,17 @@
 """The boundary between a checker and the user's function (the *subject*).
 
-A checker hands the subject NumPy float64 arrays (or whatever ``convert_input`` turns them into,
-e.g. ``torch.as_tensor``) and converts what comes back to a float64 NumPy array here: NumPy
-arrays and scalars, Python numbers, JAX arrays (through ``np.asarray``) and PyTorch tensors
-(``.detach().cpu().numpy()``, looked up by attribute, so neither framework is imported). Every
+A checker hands the subject NumPy float64 arrays (or whatever `convert_input` turns them into,
+e.g. `torch.as_tensor`) and converts what comes back to a float64 NumPy array here: NumPy
+arrays and scalars, Python numbers, JAX arrays (through `np.asarray`) and PyTorch tensors
+(`.detach().cpu().numpy()`, looked up by attribute, so neither framework is imported). Every
 call is guarded: a subject that raises, returns NaN or ±inf, a complex or non-numeric value or an
-array of the wrong shape gets an :class:`Outcome` naming the problem instead of crashing the check.
+array of the wrong shape gets an `Outcome` naming the problem instead of crashing the check.
 
-Batched subjects (``batched=True``) receive the inputs of one size stacked along a new first axis
+Batched subjects (`batched=True`) receive the inputs of one size stacked along a new first axis
 and must return one result per input; if the batched call fails, each input is retried in a batch
 of one, so the table still names the input that breaks it.
 
-:func:`matrix_inputs` builds the k×k matrices A = U diag(σ) Vᵀ of the ``signature="matrix"``
+`matrix_inputs` builds the k×k matrices A = U diag(σ) Vᵀ of the `signature="matrix"`
 checks from seeded Haar-random U, V, with a bound on how far the float64 A is from a matrix with
 singular values exactly σ (the reference's input error).
 """
@@ -39,7 +39,7 @@ def gamma(n: int) -> float:
 
 
 def subject_name(fn) -> str:
-    """``module:qualified_name`` of a function, else its ``repr`` (the name shown in the result)."""
+    """`module:qualified_name` of a function, else its `repr` (the name shown in the result)."""
     module, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
     if module and qual:
         return f"{module}:{qual}"
@@ -47,10 +47,10 @@ def subject_name(fn) -> str:
 
 
 def import_line(fn) -> str:
-    """A line of Python that makes the subject available as ``fn`` in a reproducer.
+    """A line of Python that makes the subject available as `fn` in a reproducer.
 
-    ``from module import name as fn`` for a module-level function, otherwise a comment asking the
-    reader to define ``fn`` (lambdas, closures and callable objects cannot be imported by name).
+    `from module import name as fn` for a module-level function, otherwise a comment asking the
+    reader to define `fn` (lambdas, closures and callable objects cannot be imported by name).
     """
     module, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
     if module and qual and "<" not in qual and "." not in qual and module != "__main__":
@@ -59,7 +59,7 @@ def import_line(fn) -> str:
 
 
 def describe_exception(exc: BaseException, limit: int = 120) -> str:
-    """``"ValueError: message"`` shortened to ``limit`` characters (one table cell)."""
+    """`"ValueError: message"` shortened to `limit` characters (one table cell)."""
     text = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -67,8 +67,8 @@ def describe_exception(exc: BaseException, limit: int = 120) -> str:
 def to_real_array(value) -> np.ndarray:
     """A subject's return value as a real NumPy array in its own dtype (float32 stays float32).
 
-    PyTorch-like objects go through ``.detach()``, ``.cpu()`` and ``.numpy()`` (each where present);
-    everything else through ``np.asarray`` (NumPy, JAX, Python numbers, sequences).
+    PyTorch-like objects go through `.detach()`, `.cpu()` and `.numpy()` (each where present);
+    everything else through `np.asarray` (NumPy, JAX, Python numbers, sequences).
 
     Raises
     ------
@@ -94,13 +94,13 @@ def to_real_array(value) -> np.ndarray:
 
 
 def to_float_array(value) -> np.ndarray:
-    """:func:`to_real_array` cast to float64."""
+    """`to_real_array` cast to float64."""
     return to_real_array(value).astype(np.float64)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the subject returned for one input: ``value`` (float64, expected shape) or the ``problem``."""
+    """What the subject returned for one input: `value` (float64, expected shape) or the `problem`."""
 
     value: np.ndarray | None
     problem: str = ""
@@ -111,7 +111,7 @@ class Outcome:
 
 
 def _fit(arr: np.ndarray, shape: tuple) -> np.ndarray:
-    """``arr`` in ``shape``; a size-1 result stands for a scalar. ValueError naming both shapes otherwise."""
+    """`arr` in `shape`; a size-1 result stands for a scalar. ValueError naming both shapes otherwise."""
     if arr.shape == shape:
         return arr
     if shape == () and arr.size == 1:
@@ -128,8 +128,8 @@ def _check_values(arr: np.ndarray) -> str:
 
 def _call_one(fn, args: tuple, out_shape: tuple, convert_input) -> Outcome:
     try:
-        raw = fn(*(convert_input(a) if isinstance(a, np.ndarray) else a for a in args))
-        arr = _fit(to_float_array(raw), out_shape)
+        raw = fn(*(convert_input(a.copy()) if isinstance(a, np.ndarray) else a for a in args))  # a subject may
+        arr = _fit(to_float_array(raw), out_shape)  # write into its inputs: it gets copies
     except Exception as exc:  # noqa: BLE001 - any failure of the subject is evidence, not a crash
         return Outcome(None, f"raised {describe_exception(exc)}")
     problem = _check_values(arr)
@@ -154,7 +154,7 @@ def _batch_key(args: tuple) -> tuple:
 
 def call_subject(fn, inputs: list[tuple], out_shape: tuple, *, batched: bool = False, deadline: float | None = None,
                  convert_input=None) -> list[Outcome | None]:
-    """Call the subject on every input, guarded; ``None`` for inputs left when ``deadline`` passed.
+    """Call the subject on every input, guarded; `None` for inputs left when `deadline` passed.
 
     Parameters
     ----------
@@ -163,14 +163,14 @@ def call_subject(fn, inputs: list[tuple], out_shape: tuple, *, batched: bool = F
     inputs : list of tuple
         Positional arguments per input (NumPy arrays and plain values such as k).
     out_shape : tuple
-        The expected shape of one result (``()`` for a scalar).
+        The expected shape of one result (`()` for a scalar).
     batched : bool
         Stack inputs whose arrays have equal shapes and whose other arguments are equal, call the
         subject once per stack and expect a leading axis of results.
     deadline : float, optional
-        ``time.perf_counter()`` value after which no further call is started.
+        `time.perf_counter()` value after which no further call is started.
     convert_input : callable, optional
-        Applied to every array argument before the call (e.g. ``torch.as_tensor``).
+        Applied to every array argument before the call (e.g. `torch.as_tensor`).
 
     Returns
     -------
@@ -217,7 +217,7 @@ def _batched_problem(fn, args: tuple, out_shape: tuple, convert) -> Outcome:
 
 @dataclass(frozen=True)
 class MatrixInputs:
-    """k×k matrices A = U diag(σ) Vᵀ for the ``signature="matrix"`` checks.
+    """k×k matrices A = U diag(σ) Vᵀ for the `signature="matrix"` checks.
 
     Attributes
     ----------
@@ -228,7 +228,7 @@ class MatrixInputs:
     distance : ndarray, shape (n,)
         Bound on ‖A − A₀‖_F, A₀ = U₀ diag(σ) V₀ᵀ with U₀, V₀ the orthogonal polar factors of U, V
         (so A₀ has singular values exactly σ): the rounding of the two products plus the distance
-        of U, V from orthogonality (see :func:`matrix_inputs`).
+        of U, V from orthogonality (see `matrix_inputs`).
     orthogonality : ndarray, shape (n,)
         Bound on ‖U − U₀‖₂ + ‖V − V₀‖₂.
     """
@@ -269,7 +269,7 @@ def matrix_inputs(sigma: np.ndarray, rng: np.random.Generator) -> MatrixInputs:
     -----
     Error of A (Higham 2002, §3.5): the computed product is (U diag σ)Vᵀ with elementwise error
     ≤ γ_{k+1}|U| diag(σ) |V|ᵀ, whose Frobenius norm is ≤ γ_{k+1}·‖U‖_F‖V‖_F·σ_max ≤
-    γ_{k+1}·k(1 + e)²σ_max. With e_U = ‖U − U₀‖₂, e_V likewise (:func:`_polar_distance`),
+    γ_{k+1}·k(1 + e)²σ_max. With e_U = ‖U − U₀‖₂, e_V likewise (`_polar_distance`),
     U diag(σ)Vᵀ − U₀ diag(σ)V₀ᵀ = (U − U₀)diag(σ)Vᵀ + U₀ diag(σ)(V − V₀)ᵀ has Frobenius norm
     ≤ ‖σ‖₂(e_U(1 + e_V) + e_V).
     """
@@ -285,7 +285,7 @@ def matrix_inputs(sigma: np.ndarray, rng: np.random.Generator) -> MatrixInputs:
 
 
 def float_repr_array(a: np.ndarray) -> str:
-    """``np.array([...])`` source text that reproduces ``a`` bit for bit (repr of each float)."""
+    """`np.array([...])` source text that reproduces `a` bit for bit (repr of each float)."""
     def rec(x):
         if np.ndim(x) == 0:
             v = float(x)

@@ -1,8 +1,8 @@
-"""The kinds of implementation ``symcheck verify`` checks, and the options each checker takes.
+"""The kinds of implementation `symcheck verify` checks, and the options each checker takes.
 
-A kind names a checker of :mod:`symcheck.testing` and says in one line what the user's function
+A kind names a checker of `symcheck.testing` and says in one line what the user's function
 must look like. The command line builds one sub-command per kind and offers exactly the
-options (:data:`OPTIONS`) that the checker's signature accepts, so a checker gains a command-line
+options (`OPTIONS`) that the checker's signature accepts, so a checker gains a command-line
 option by gaining a keyword argument listed here.
 """
 
@@ -18,7 +18,7 @@ __all__ = ["KINDS", "OPTIONS", "Kind", "checker_options"]
 
 @dataclass(frozen=True)
 class Kind:
-    """One verifiable kind: its checker (``module:function`` inside symcheck) and what it expects."""
+    """One verifiable kind: its checker (module:function inside symcheck) and what it expects."""
 
     name: str
     checker_path: str
@@ -39,8 +39,9 @@ KINDS = {k.name: k for k in [
          "a sampler of Haar-distributed O(k) (or SO(k), --special) matrices"),
     Kind("kl_gaussian", "symcheck.testing.kl:check_kl_gaussian",
          "KL[N(m0, S0) || N(m1, S1)]: fn(m0, S0, m1, S1)"),
-    Kind("symmetrized_kl", "symcheck.testing.kl:check_symmetrized_kl",
-         "KL[q* || q~] for q* = N(mean, diag(var)) and the whole-point sign flip: fn(mean, var)"),
+    Kind("symmetrized_kl", "symcheck.testing.symmetrized:check_symmetrized_kl",
+         "KL[q* || q~] (or log q~, Moore's r): sign flip fn(mean, var); O(k) on N x k matrices fn(M, c) "
+         "(--group orthogonal)"),
 ]}
 
 #: Command-line options a checker may take: keyword → (argparse type or "flag", help).
@@ -55,15 +56,20 @@ OPTIONS: dict[str, tuple] = {
     "batched": ("flag", "the subject takes a batch (rows) instead of one input at a time"),
     "signature": (str, "how the subject is called: 'sigma, k' (singular values) or 'matrix' (fn(A))"),
     "form": (str, "which form the subject implements (see the checker's documentation)"),
-    "group": (str, "symmetry group (signflip)"),
+    "group": (str, "symmetry group: signflip (z -> -z) or orthogonal (O(k) on the columns of N x k matrices, "
+                   "isotropic base N(M, cI))"),
+    "quantity": (str, "what the subject computes: kl, log_qtilde (fn(z, mean, var) or fn(X, M, c), one value per "
+                      "point) or r (Moore's r_theta, orthogonal group)"),
     "estimator": (str, "exact (a number) or mc (estimate, standard error)"),
-    "max_k": (int, "largest k of the reference inputs used"),
+    "n_reference": (int, "draws of the Monte Carlo reference (O(k) KL, k >= 2)"),
+    "max_k": (int, "largest k of the inputs used"),
     "max_sigma": (float, "largest singular value of the reference inputs used"),
+    "regions": (str, "only the inputs in this region, e.g. 'k<=5, sigma<=100' or 'shape=equal'"),
 }
 
 
 def checker_options(kind: Kind) -> dict[str, inspect.Parameter]:
-    """The keyword parameters of ``kind``'s checker that the command line offers (see :data:`OPTIONS`)."""
+    """The keyword parameters of the kind's checker that the command line offers (see `OPTIONS`)."""
     params = inspect.signature(kind.checker).parameters
     return {name: p for name, p in params.items() if name in OPTIONS
             and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}

@@ -1,8 +1,8 @@
-"""Find a user's function from a ``module:function`` string, as ``symcheck verify`` is given it.
+"""Find a user's function from a `module:function` string, as `symcheck verify` is given it.
 
-The module is imported the way ``python -m`` and pytest find a user's code: the current directory
-is searched first, then ``sys.path``. ``function`` may be dotted (``module:Class.method``). Every
-way the string can be wrong gets a ``ValueError`` that says which part and why.
+The module is imported the way `python -m` and pytest find a user's code: the current directory
+is searched first, then `sys.path`. `function` may be dotted (`module:Class.method`). Every
+way the string can be wrong gets a `ValueError` that says which part and why.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ __all__ = ["load_subject"]
 
 
 def load_subject(spec: str) -> Callable:
-    """Return the callable named by ``spec`` = ``"module:function"`` (or ``"package.module:obj.attr"``).
+    """Return the callable named by `spec` = `"module:function"` (or `"package.module:obj.attr"`).
 
     Parameters
     ----------
     spec : str
-        Module path and attribute path separated by one colon, e.g. ``"mylib.bessel:log_bessel"``.
+        Module path and attribute path separated by one colon, e.g. `"mylib.bessel:log_bessel"`.
 
     Returns
     -------
@@ -30,7 +30,7 @@ def load_subject(spec: str) -> Callable:
     Raises
     ------
     ValueError
-        When ``spec`` is not of the form ``module:function``, the module cannot be imported (the
+        When `spec` is not of the form `module:function`, the module cannot be imported (the
         import error is included), the attribute does not exist, or it is not callable.
     """
     if not isinstance(spec, str) or spec.count(":") != 1:

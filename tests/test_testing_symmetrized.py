@@ -1,0 +1,166 @@
+"""The symmetrized-KL checker of `symcheck.testing` passes correct subjects and catches planted bugs.
+
+Sign flip: symcheck's exact gap and log q̃ pass; a plain Monte Carlo estimator passes where the
+modes overlap (s < 10) at several seeds and is caught where they separate (its sample SE cannot
+see events of probability Φ(−√s)). Planted: the variance ignored, variance for standard deviation,
+the constant log 2, log 2 missing from log q̃ (the ½ of the mixture dropped), q* returned for q̃,
+an SE ten times too small, a bias of 0.02.
+
+O(k) (Moore App. A): a log q̃ by Haar quadrature (two-point mixture for k = 1, adaptive O(2) for
+k = 2, O(3) Euler grids for k = 3; independent of ₀F₁) passes, which checks the references; r_θ
+and the Monte Carlo KL of the corrected form pass (several seeds); App. A / Listing 1 as printed
+(symmetrised A; Listing 1 also with the Laplace ₀F₁) fail, and so does the printed KL.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import symcheck
+from symcheck.gaussian import gaussian_logpdf
+from symcheck.groups import SignFlip
+from symcheck.haar_quadrature import o2_log_integral, o3_log_integral
+from symcheck.orthogonal import moore_kl, moore_r, orthogonal_logpdf
+from symcheck.signflip_exact import signflip_gap_1d
+from symcheck.testing import assert_symmetrized_kl, check_symmetrized_kl
+
+ORTHO = {"group": "orthogonal"}
+
+
+# ----- sign flip ------------------------------------------------------------------------------------
+
+def exact_gap(mean, var):
+    return signflip_gap_1d(float(np.sum(mean * mean / var)))
+
+
+def logq(z, mean, var):
+    return SignFlip().symmetrized_logpdf(z, mean, var)
+
+
+def mc_gap(seed, n=20_000):
+    """A plain Monte Carlo estimator E_q*[log q*(z) − log q̃(z)] with its sample SE."""
+    rng = np.random.default_rng(seed)
+
+    def estimate(mean, var):
+        z = mean + np.sqrt(var) * rng.standard_normal((n, mean.size))
+        vals = np.log(2.0) - np.logaddexp(0.0, -2.0 * (z * mean / var).sum(axis=1))
+        return vals.mean(), vals.std(ddof=1) / math.sqrt(n)
+    return estimate
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_signflip_exact_routes_pass(seed):
+    result = check_symmetrized_kl(exact_gap, rtol=1e-8, seed=seed)
+    assert result, result.table()
+    assert check_symmetrized_kl(logq, quantity="log_qtilde", rtol=1e-12, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_plain_mc_holds_where_modes_overlap_and_is_caught_where_they_separate(seed):
+    """For s = 30, 200 the gap log 2 − KL comes from t < 0, of probability ~Φ(−√s) (2.7e-8 at s = 30),
+    which 2·10⁴ draws never see: the estimate sits at log 2 with an SE ~1e-11, 6.5e-8 from the truth."""
+    result = check_symmetrized_kl(mc_gap(seed), estimator="mc", seed=seed)
+    verdict = {row.name: row.passed for row in result.rows}
+    assert verdict == {"overlapping (s < 1)": True, "s 1–10": True, "separated (s > 10)": False}, result.table()
+    assert "4.5·√(SE² + SE_ref²)" in result.criterion and "6.8e-6 per family" in result.criterion
+
+
+@pytest.mark.parametrize("name, subject, options", [
+    ("variance ignored", lambda m, v: exact_gap(m, np.ones_like(v)), {}),
+    ("variance for standard deviation", lambda m, v: exact_gap(m, v * v), {}),
+    ("the separated-modes limit log 2", lambda m, v: math.log(2.0), {}),
+    ("log 2 missing (the ½ of the mixture)", lambda z, m, v: logq(z, m, v) + math.log(2.0),
+     {"quantity": "log_qtilde"}),
+    ("q* for q̃", lambda z, m, v: gaussian_logpdf(z, m, v), {"quantity": "log_qtilde"}),
+    ("SE ten times too small", lambda m, v: (lambda e: (e[0], e[1] / 10))(mc_gap(5)(m, v)), {"estimator": "mc"}),
+    ("bias 0.02", lambda m, v: (lambda e: (e[0] + 0.02, e[1]))(mc_gap(6)(m, v)), {"estimator": "mc"}),
+])
+def test_signflip_planted_bugs_fail_where_modes_overlap(name, subject, options):
+    result = check_symmetrized_kl(subject, **options)
+    overlap = {r.name for r in result.failures} & {"overlapping (s < 1)", "s 1–10"}
+    assert overlap, f"{name} was not caught: {result.table()}"
+
+
+# ----- O(k), Moore App. A ---------------------------------------------------------------------------
+
+def quadrature_logq(X, M, c):
+    """log q̃ = log ∫_{O(k)} N(X Tᵀ; M, cI) dT by quadrature over O(k), no ₀F₁: k = 1 the two-point
+    mixture, k = 2 adaptive quadrature on both cosets, k = 3 Euler grids on SO(3) ∪ −SO(3)."""
+    k = M.shape[1]
+    V = np.full(M.shape, c)
+    if k == 1:
+        return np.logaddexp(gaussian_logpdf(X, M, V), gaussian_logpdf(-X, M, V)) - math.log(2)
+    if k == 2:
+        return np.array([o2_log_integral(lambda T, x=x: float(gaussian_logpdf(x @ T.T, M, V)))[0] for x in X])
+    return np.array([o3_log_integral(lambda T, x=x: gaussian_logpdf(np.matmul(x, np.swapaxes(T, -1, -2)), M, V))[0]
+                     for x in X])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_orthogonal_log_qtilde_by_quadrature_passes_every_family(seed):
+    """Independent of ₀F₁ and of the corrected App. A algebra: this checks the references themselves."""
+    result = check_symmetrized_kl(quadrature_logq, quantity="log_qtilde", rtol=1e-10, seed=seed, **ORTHO)
+    assert result, result.table()
+    assert {r.name.split(",")[0] for r in result.rows} == {"k=1", "k=2", "k=3"}
+    assert check_symmetrized_kl(lambda X, M, c: moore_r(X, M, c), quantity="r", seed=seed, **ORTHO)
+
+
+def test_orthogonal_pointwise_planted_bugs_fail():
+    printed_logq = lambda X, M, c: (gaussian_logpdf(X, M, np.full(M.shape, c))  # noqa: E731
+                                    - moore_r(X, M, c, form="printed"))
+    assert not check_symmetrized_kl(printed_logq, quantity="log_qtilde", **ORTHO)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", symcheck.Hyp0f1AccuracyWarning)
+        for method in ("auto", "laplace"):  # App. A as printed; Listing 1 (printed A, Laplace ₀F₁)
+            result = check_symmetrized_kl(lambda X, M, c: moore_r(X, M, c, form="printed", method=method,
+                                                                  **({"variant": "listing"} if method == "laplace"
+                                                                     else {})), quantity="r", **ORTHO)
+            failing_k = {r.name.split(",")[0] for r in result.failures}
+            # k = 1: A = B (1×1), so only Listing 1's Laplace ₀F₁ can fail there
+            assert failing_k == ({"k=1", "k=2", "k=3"} if method == "laplace" else {"k=2", "k=3"}), result.table()
+    one_point = check_symmetrized_kl(zero_r, quantity="r", **ORTHO)
+    assert "# one point" in one_point.reproducer and "print(fn(X, M, c))" in one_point.reproducer
+    exec(compile(one_point.reproducer, "reproducer", "exec"), {})  # noqa: S102 - our own generated text
+
+
+def zero_r(X, M, c):
+    """A planted r_θ that is 0 everywhere (importable by the reproducer)."""
+    return np.zeros(len(X))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_orthogonal_mc_kl_corrected_passes_printed_fails(seed):
+    gen = np.random.default_rng(1000 + seed)
+    result = check_symmetrized_kl(lambda M, c: moore_kl(M, c, 4000, gen), estimator="mc", seed=seed, **ORTHO)
+    assert result, result.table()
+    printed = check_symmetrized_kl(lambda M, c: moore_kl(M, c, 4000, gen, form="printed"), estimator="mc",
+                                   seed=seed, **ORTHO)
+    failing = {r.name for r in printed.failures}
+    assert len(failing) >= 3 and not any(name.startswith("k=1") for name in failing), printed.table()
+
+
+def test_orthogonal_exact_kl_is_judged_within_the_reference_se():
+    """k = 1 exactly; k = 2 by 4·10⁵ draws (SE ~0.001, against 4.5·SE_ref ~0.02 allowed)."""
+    def kl(M, c):
+        if M.shape[1] == 1:
+            return exact_gap(M.ravel(), np.full(M.size, c))
+        return moore_kl(M, c, 400_000, 7)[0]
+    result = check_symmetrized_kl(kl, max_k=2, **ORTHO)
+    assert result, result.table()
+    assert "4.5·SE_ref" in result.criterion and len(result.rows) == 5
+    biased = check_symmetrized_kl(lambda M, c: kl(M, c) + 0.1, max_k=2, **ORTHO)
+    assert len(biased.failures) == 5
+
+
+def test_bad_arguments_name_themselves():
+    for options, name in (({"group": "permutation"}, "group"), ({"quantity": "r"}, "quantity"),
+                          ({"estimator": "exact-ish"}, "estimator"),
+                          ({"estimator": "mc", "quantity": "log_qtilde"}, "estimator"),
+                          ({"rtol": math.nan}, "rtol"), ({"max_k": 2}, "max_k"), ({"n_reference": 10}, "n_reference"),
+                          ({"group": "orthogonal", "max_k": 0}, "max_k")):
+        with pytest.raises(ValueError, match=name):
+            check_symmetrized_kl(exact_gap, **options)
+    with pytest.raises(AssertionError, match="reproducer"):
+        assert_symmetrized_kl(lambda m, v: 0.0)
