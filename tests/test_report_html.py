@@ -97,20 +97,6 @@ def test_every_claim_text_renders_clean():
     assert found == []
 
 
-#: The committed report (reports/, generated at 8e6246d) predates the renderer fix and the section
-#: docstrings rewritten in Markdown (merged 667a239): its pages still show the raw tables and reST roles
-#: these tests look for. The regeneration that fixes them needs a cold run (~80 min on 2 cores: every
-#: sweep's cache was invalidated by kernel changes); it was started and not finished in the session that
-#: merged them. Strict: once `symcheck report` is rerun these pass, the marker then fails the suite and
-#: must be removed.
-STALE_COMMITTED_REPORT = pytest.mark.xfail(strict=True, reason="committed report predates the renderer fix "
-                                           "(regeneration pending, issue 17)")
-#: The pages that fail today (each named so a page that regresses elsewhere still fails).
-STALE_PAGES = {"section-gelberg_experiments.html", "section-hyp0f1_budget.html", "section-hyp0f1_goal.html",
-               "section-moore_experiments.html", "section-turner_figures.html"}
-
-
-@STALE_COMMITTED_REPORT
 def test_committed_pages_rerendered_by_this_renderer():
     """The committed claims and section Markdown through today's renderer (a renderer regression fails here)."""
     manifest = json.loads((REPORTS / "report.json").read_text())
@@ -120,13 +106,11 @@ def test_committed_pages_rerendered_by_this_renderer():
     assert found == []
 
 
-@pytest.mark.parametrize("page", [pytest.param(p, marks=STALE_COMMITTED_REPORT) if p.name in STALE_PAGES else p
-                                  for p in PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_committed_page_shows_no_raw_markdown(page):
     assert html_problems(page.read_text()) == []
 
 
-@STALE_COMMITTED_REPORT
 def test_committed_markdown_report_renders():
     assert markdown_problems((REPORTS / "README.md").read_text()) == []
 
