@@ -118,7 +118,9 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
         ``"holonomic"``
             Holonomic gradient method: Muirhead's PDE system as a Pfaffian system of rank 2^m
             (m non-zero σ) integrated along the ray sσ from the series at a small s. Options
-            ``rtol`` (ODE tolerance, default 1e-13) and ``max_steps``. Error: estimate.
+            ``rtol`` (ODE tolerance, default 1e-13), ``max_steps`` (per row, shared by its rays)
+            and ``work`` (the budget in work units when ``max_steps`` is not given: default
+            ~10 s per row). Error: estimate.
         ``"asymptotic"``
             Laplace's method on the group O(k) around both saddle cosets with ``order``
             (0 … 3, or ``"best"``; default 1) correction terms. Error: estimate, inf outside the

@@ -76,7 +76,7 @@ from numba.typed import Dict
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_MAX_M", "AUTO_MAX_STEPS", "CLUSTER_GAP", "MAX_M", "SAFETY", "auto_affordable", "default_max_steps",
+__all__ = ["AUTO_MAX_M", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY", "auto_affordable", "default_max_steps",
            "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
 
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
@@ -110,13 +110,18 @@ SECOND_SPREAD = 0.6
 #: ratio true error / raw estimate measured on the independent references of
 #: tests/test_hyp0f1_error_figures.py, rounded up with a margin (module docstring, "Error estimate").
 SAFETY = 10.0
-#: Work units (2^m·m² each) a row may cost when no step budget is given: measured 2.5e-8 to
-#: 7e-8 s per unit per step here (m = 12 and m = 8), so at most ~10 s per row.
+#: Work units a row may cost when no step budget is given. A step costs 2^m·m² units of coupling
+#: work (measured 2.5e-8 to 7e-8 s per unit here, m = 12 and m = 8) plus `STEP_OVERHEAD`, so at
+#: most ~10 s per row.
 STEP_WORK = 1e8
-#: Largest number of non-zero σ for which "auto" runs the holonomic method, and its step budget
-#: per row (~2 s at m = 8; a row that needs more is left to the other routes' best estimate).
+#: The fixed cost of one step (the exponential-integrator weights, step control, Python) in work
+#: units: measured 70–90 µs per step at m = 2–4 on a loaded machine, against ~6e-8 s per unit at m = 8.
+STEP_OVERHEAD = 1200
+#: Largest number of non-zero σ for which "auto" runs the holonomic method, and the work units
+#: it gives one row: 3000 steps at m = 8, ~40 000 at m ≤ 4 (~3 s on a loaded machine either way;
+#: a row that needs more is left to the other routes' best estimate).
 AUTO_MAX_M = 8
-AUTO_MAX_STEPS = 3000
+AUTO_STEP_WORK = 3000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: ODE tolerance "auto" asks of the method (after the safety factor its estimates on spread σ at
 #: m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at 1e-13 they were 2e-10–4e-10).
 AUTO_RTOL = 1e-14
@@ -724,10 +729,10 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
             max(gerr, ge2) + float(np.max(np.abs(grad - g2))))
 
 
-def default_max_steps(m: int) -> int:
-    """The step budget of a row with m non-zero σ when none is given: :data:`STEP_WORK` units of
-    2^m·m² operations (≤ ~10 s here), at least 100 steps."""
-    return max(100, int(STEP_WORK / ((1 << m) * m * m)))
+def default_max_steps(m: int, work: float = STEP_WORK) -> int:
+    """The step budget of a row with m non-zero σ when none is given: ``work`` units at
+    `STEP_OVERHEAD` + 2^m·m² units per step (:data:`STEP_WORK`: ≤ ~10 s here), at least 100 steps."""
+    return max(100, int(work / (STEP_OVERHEAD + (1 << m) * m * m)))
 
 
 def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
@@ -750,11 +755,11 @@ def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
 
 def auto_affordable(flat: np.ndarray, k: int) -> np.ndarray:
     """Rows "auto" hands to the holonomic method: m ≤ AUTO_MAX_M non-zero σ (a few seconds at most
-    with AUTO_MAX_STEPS steps per row)."""
+    with AUTO_STEP_WORK work units per row)."""
     return np.count_nonzero(flat > _DROP_SIGMA, axis=1) <= AUTO_MAX_M
 
 
-def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, want_grad: bool):
+def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, work: float, want_grad: bool):
     value = np.zeros(flat.shape[0])
     error = np.zeros(flat.shape[0])
     grad = np.zeros_like(flat)
@@ -769,7 +774,7 @@ def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, want_grad: bool)
         error[r] = 0.5 * float(np.sum(tiny**2))  # dropping σᵢ changes log F by ≤ σᵢ²/2 (module docstring)
         gerr[r] = float(np.max(tiny, initial=0.0))  # and its derivative (≤ σᵢ) by as much
         if order.size:
-            budget = default_max_steps(order.size) if max_steps is None else max_steps
+            budget = default_max_steps(order.size, work) if max_steps is None else max_steps
             v, e, g, ge = _one(row[order].copy(), k, rtol, budget)
             value[r] = v
             error[r] += SAFETY * e
@@ -778,7 +783,8 @@ def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, want_grad: bool)
     return (value, error, grad, gerr) if want_grad else (value, error)
 
 
-def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None):
+def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
+                         work: float = STEP_WORK):
     """log ₀F₁(k/2; AAᵀ/4) by the holonomic gradient method, with an error estimate.
 
     Parameters
@@ -789,8 +795,10 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     rtol : float
         Local error tolerance of the ODE solver per step (relative to the state).
     max_steps : int, optional
-        Step budget of each row, shared by its rays (default :func:`default_max_steps`, ~20 s
-        of work); RuntimeError beyond it.
+        Step budget of each row, shared by its rays; RuntimeError beyond it. Default
+        :func:`default_max_steps` ``(m, work)``.
+    work : float
+        Work units of each row when ``max_steps`` is not given (default :data:`STEP_WORK`, ~10 s).
 
     Returns
     -------
@@ -815,10 +823,11 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     Hochbruck, M. & Ostermann, A. (2005). Explicit exponential Runge–Kutta methods for
     semilinear parabolic problems. SIAM J. Numer. Anal. 43, 1069–1090.
     """
-    return _evaluate(flat, k, rtol, max_steps, want_grad=False)
+    return _evaluate(flat, k, rtol, max_steps, work, want_grad=False)
 
 
-def grad_log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None):
+def grad_log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
+                              work: float = STEP_WORK):
     """Gradient in σ by the holonomic method (the ray's final state holds ∂F/∂σᵢ = G_{{i}}) and an
     estimate of its largest component error; arguments and errors as :func:`log_hyp0f1_holonomic`.
 
@@ -827,5 +836,5 @@ def grad_log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max
     grad : ndarray, shape (n, k)
     error : ndarray, shape (n,)
     """
-    _, _, grad, gerr = _evaluate(flat, k, rtol, max_steps, want_grad=True)
+    _, _, grad, gerr = _evaluate(flat, k, rtol, max_steps, work, want_grad=True)
     return grad, gerr

@@ -259,30 +259,31 @@ def _holonomic_options(opts: dict) -> dict:
     if rtol >= 1e-2:
         raise ValueError(f"rtol: must be below 1e-2, got {rtol}")
     steps = opts["max_steps"]
-    return {"rtol": rtol, "max_steps": None if steps is None else check_int(steps, "max_steps", minimum=1)}
+    return {"rtol": rtol, "max_steps": None if steps is None else check_int(steps, "max_steps", minimum=1),
+            "work": check_positive_float(opts["work"], "work")}
 
 
-def _holonomic_call(fn, flat, k, rtol, max_steps):
+def _holonomic_call(fn, flat, k, rtol, max_steps, work):
     try:
-        return fn(flat, k, rtol=rtol, max_steps=max_steps)
+        return fn(flat, k, rtol=rtol, max_steps=max_steps, work=work)
     except RuntimeError as exc:
-        raise ValueError(f"max_steps: {exc}; raise max_steps or use method='auto'") from None
+        raise ValueError(f"max_steps: {exc}; raise max_steps or work, or use method='auto'") from None
 
 
 register(Method(
     name="holonomic",
     summary="holonomic gradient method: Muirhead's system as a rank-2^m Pfaffian ODE along the ray sσ",
-    evaluate=lambda flat, k, rtol=1e-13, max_steps=None: _holonomic_call(
-        holonomic.log_hyp0f1_holonomic, flat, k, rtol, max_steps),
-    gradient=lambda flat, k, rtol=1e-13, max_steps=None: _holonomic_call(
-        holonomic.grad_log_hyp0f1_holonomic, flat, k, rtol, max_steps),
+    evaluate=lambda flat, k, rtol=1e-13, max_steps=None, work=holonomic.STEP_WORK: _holonomic_call(
+        holonomic.log_hyp0f1_holonomic, flat, k, rtol, max_steps, work),
+    gradient=lambda flat, k, rtol=1e-13, max_steps=None, work=holonomic.STEP_WORK: _holonomic_call(
+        holonomic.grad_log_hyp0f1_holonomic, flat, k, rtol, max_steps, work),
     rigorous=False,
     error_kind="estimate (ODE step doubling, initial series, Richardson; × a measured safety factor)",
     domain=lambda flat, k, options=None: holonomic.holonomic_reason(flat, k),
-    defaults={"rtol": 1e-13, "max_steps": None},
+    defaults={"rtol": 1e-13, "max_steps": None, "work": holonomic.STEP_WORK},
     check_options=_holonomic_options,
     auto=(AutoStep(50, lambda flat, k: holonomic.auto_affordable(flat, k),
-                   {"rtol": holonomic.AUTO_RTOL, "max_steps": holonomic.AUTO_MAX_STEPS}, row_by_row=True,
+                   {"rtol": holonomic.AUTO_RTOL, "work": holonomic.AUTO_STEP_WORK}, row_by_row=True,
                    scope=f"at most {holonomic.AUTO_MAX_M} non-zero singular values (rank 2^m)"),),
 ))
 
