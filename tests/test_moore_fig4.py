@@ -59,15 +59,22 @@ def test_verdict_resolves_a_shift_and_not_noise():
 
 
 def test_fig4_tasks_keep_earlier_matrices_when_counts_grow(monkeypatch):
-    """Seeds are spawned per matrix index: a larger count keeps the first tasks (and their cache keys)."""
+    """Seeds are spawned per matrix index: a larger count keeps the first tasks' matrices, and their arguments
+    (and cache keys) unless a matrix newly falls in a second configuration sharing it, which appends that
+    configuration's variants (matrices 12-14 of Moore's size here)."""
     few = moore_experiments.fig4_tasks(7, quick=False)
     more_configs = tuple(c[:4] + (c[4] + 3,) + c[5:] for c in moore_experiments.CONFIGS)
     monkeypatch.setattr(moore_experiments, "CONFIGS", more_configs)
     more = moore_experiments.fig4_tasks(7, quick=False)
+    gained = 0
     for (_, a), (_, b) in zip(few, more):
         assert len(b) == len(a) + 3
-        assert all(x.args == y.args and x.seed.spawn_key == y.seed.spawn_key and x.seed.entropy == y.seed.entropy
-                   for x, y in zip(a, b))
+        assert all(x.seed.spawn_key == y.seed.spawn_key and x.seed.entropy == y.seed.entropy for x, y in zip(a, b))
+        for x, y in zip(a, b):
+            old, new = x.args["variants"], y.args["variants"]
+            assert x.args | {"variants": None} == y.args | {"variants": None} and new[:len(old)] == old
+            gained += new != old
+    assert gained == 3  # matrices 12-14 of the 40-matrix configuration, now also in the 15-matrix one
 
 
 def test_summary_counts_only_corrected_fits_as_surviving():
@@ -115,3 +122,32 @@ def test_bound_line_draws_its_conclusion_only_from_resolved_pairs():
     assert moore_experiments._bound_line([]) == "- No printed/corrected pair was fitted."
     mixed = moore_experiments._bound_line([(-5.0, 0.5), (-0.1, 0.2)])  # the second is within 3 SE of zero
     assert "1 of 2 pairs resolved below zero." in mixed and "different objective" not in mixed
+
+
+def test_a_variant_appended_to_a_shared_matrix_leaves_the_earlier_fits_unchanged(result):
+    """The premise of sharing matrices between configurations: fitting one more variant after the others draws
+    from the generator after them, so the earlier fits (and the baselines) are the same as without it, and
+    `_own` recovers the configuration's own record exactly. A variant inserted *before* would change them."""
+    extra = ["corrected", "laplace"]
+    shared = moore_fig4.fit_matrix(ARGS | {"variants": ARGS["variants"] + [extra]}, np.random.default_rng(4))
+    own = moore_experiments._own(shared, ARGS["variants"] + [extra], ARGS["variants"])
+    strip = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
+    assert strip(own) == strip(result) and set(own["seconds"]) == set(result["seconds"])
+    first = moore_fig4.fit_matrix(ARGS | {"variants": [extra] + ARGS["variants"]}, np.random.default_rng(4))
+    assert strip(moore_experiments._own(first, [extra] + ARGS["variants"], ARGS["variants"])) != strip(result)
+
+
+def test_configurations_on_the_same_matrices_share_their_tasks():
+    """Moore's-size configurations (same n, k, σ_n) fit each matrix once: the first 12 tasks carry both
+    configurations' variants (the first configuration's first), the rest only the first's, and both
+    configurations hold the same task objects, with the seeds a configuration alone would get."""
+    configs = moore_experiments.fig4_tasks(7, quick=False)
+    by_label = {c[0]: (c, tasks) for c, tasks in configs}
+    (full, full_tasks), (few, few_tasks) = (by_label[c[0]] for c in moore_experiments.CONFIGS[2:4])
+    assert full[1:4] == few[1:4] and (len(full_tasks), len(few_tasks)) == (40, 12)
+    assert all(a is b for a, b in zip(full_tasks, few_tasks))
+    both = [list(v) for v in full[4]] + [list(v) for v in few[4] if v not in full[4]]
+    assert all(t.args["variants"] == (both if i < 12 else [list(v) for v in full[4]]) for i, t in enumerate(full_tasks))
+    alone = moore_experiments.seeded_tasks([full_tasks[0].args] * 40, full_tasks[0].seed.entropy)
+    assert [t.seed.spawn_key for t in alone] == [t.seed.spawn_key for t in full_tasks]
+    assert len({id(t) for _, tasks in configs for t in tasks}) == 40 + 80 + 40  # 12 shared, not 52

@@ -17,7 +17,7 @@ import time
 import numpy as np
 from scipy import optimize
 
-from symcheck.experiments.moore_fig4 import N_DRAWS, N_IS, fit_matrix
+from symcheck.experiments.moore_fig4 import N_DRAWS, N_IS, fit_matrix, variant_name
 from symcheck.sweep import seeded_tasks
 from symcheck.models.moore_scalar import (GOLDEN, bayes_predictive_mean, elbo_meanfield, elbo_symmetrized, log_evidence,
                                           log_joint, log_marginal_u, map_predictive_mean, mfvi_optimum, mfvi_product,
@@ -29,9 +29,12 @@ TITLE = "Moore's experiments (Figs. 1–4) with exact baselines"
 #: Fig. 4 configurations: (label, n = m, k, σ_n, matrices in full mode, in quick mode, SymVI variants).
 #: Moore used n = m = 40, k = 20, σ_n = 2 and 80 matrices. At that size one matrix's two Laplace SymVI fits take
 #: about a minute on one core and its two asymptotic ones 4–6 minutes, so the asymptotic ₀F₁ runs on the first
-#: 12 of the 40 matrices (same seeds: the same matrices, paired). A cold run of the section takes about an hour on
-#: 2 cores; the fits are kept in the report's result cache (symcheck/report/cache.py) and a warm run takes
-#: seconds. Tasks are seeded per matrix index: raising a count keeps the earlier matrices (and their entries).
+#: 12 of the 40 matrices. Configurations with the same (n, k, σ_n) share their matrices (`fig4_tasks`): matrix i
+#: is fitted once, with every variant of the configurations that include it, and each configuration reads its
+#: own variants from those fits (the Laplace fits of the first 12 are not repeated). A cold run of the section
+#: takes about half an hour on 2 cores; the fits are kept in the report's result cache (symcheck/report/cache.py)
+#: and a warm run takes seconds. Tasks are seeded per matrix index: raising a count keeps the earlier matrices
+#: (and their entries).
 #: k = 2 has the exact ₀F₁ (a Bessel function); n = 16, k = 8 keeps Moore's k/n = 1/2.
 _LAPLACE = (("corrected", "laplace"), ("printed", "laplace"))
 _BOTH = _LAPLACE + (("corrected", "asymptotic"), ("printed", "asymptotic"))
@@ -133,25 +136,50 @@ def _bayes_1x2(r):
 
 
 def fig4_tasks(seed: int, quick: bool) -> list:
-    """(config, tasks) of every Fig. 4 configuration: one task per matrix, seeds spawned per configuration
-    (adding matrices keeps the earlier ones)."""
-    out = []
+    """(config, tasks) of every Fig. 4 configuration, one task per matrix.
+
+    Seeds are spawned per matrix index from (seed, n, k), so configurations with the same (n, k, σ_n) draw the
+    same matrices and share them: matrix i is one task fitting, in order, the variants of every such
+    configuration that includes it (the first configuration's variants first, so their fits consume the
+    generator exactly as they would alone), and each configuration lists the same task objects. Adding
+    matrices keeps the earlier ones.
+    """
+    groups: dict = {}
     for label, n, k, s, full, quick_reps, variants in CONFIGS:
         reps = quick_reps if quick else full
         if reps:
-            base = int(np.random.SeedSequence([seed, n, k]).generate_state(1)[0])
-            args = {"n": n, "k": k, "sigma_n": s, "variants": [list(v) for v in variants], "measure_0f1": True}
-            out.append(((label, n, k, s), seeded_tasks([args] * reps, base)))
+            groups.setdefault((n, k, s), []).append((label, reps, variants))
+    out = []
+    for (n, k, s), members in groups.items():
+        base = int(np.random.SeedSequence([seed, n, k]).generate_state(1)[0])
+        args = []
+        for i in range(max(reps for _, reps, _ in members)):
+            union = []
+            for _, reps, variants in members:
+                union += [list(v) for v in variants if i < reps and list(v) not in union]
+            args.append({"n": n, "k": k, "sigma_n": s, "variants": union, "measure_0f1": True})
+        tasks = seeded_tasks(args, base)
+        out += [((label, n, k, s, variants), tasks[:reps]) for label, reps, variants in members]
     return out
+
+
+def _own(run: dict, fitted, variants) -> dict:
+    """A task's results (``fitted``: its variants) restricted to one configuration's SymVI ``variants`` and the
+    baselines."""
+    drop = {variant_name(f, m) for f, m in fitted} - {variant_name(f, m) for f, m in variants}
+    keep = lambda d: {nm: v for nm, v in d.items() if nm not in drop}  # noqa: E731
+    return {key: keep(val) if isinstance(val, dict) else val for key, val in run.items()} | {
+        "failures": [f for f in run["failures"] if f.split(":", 1)[0] not in drop]}
 
 
 def _fig4(ctx):
     configs = fig4_tasks(ctx.seed, ctx.quick)
-    flat = [t for _, tasks in configs for t in tasks]
-    results = iter(ctx.cache.sweep("moore_fig4", fit_matrix, flat, scheduler=ctx.scheduler, processes=ctx.workers))
+    unique = list({id(t): t for _, tasks in configs for t in tasks}.values())
+    done = dict(zip(map(id, unique), ctx.cache.sweep("moore_fig4", fit_matrix, unique, scheduler=ctx.scheduler,
+                                                      processes=ctx.workers)))
     out = []
-    for (label, n, k, s), tasks in configs:
-        runs = [next(results) for _ in tasks]
+    for (label, n, k, s, variants), tasks in configs:
+        runs = [_own(done[id(t)], t.args["variants"], variants) for t in tasks]
         rec = {"label": label, "n": n, "k": k, "sigma_n": s, "reps": len(runs), "thresholds": runs[0]["thresholds"],
                "failures": [f"matrix {i}: {f}" for i, r in enumerate(runs) for f in r["failures"]],
                "seconds": sum(sum(r["seconds"].values()) for r in runs)}
