@@ -360,3 +360,136 @@ def test_gradient_without_its_figure_is_the_same_gradient(order):
     if order in (0, 1, 2):  # planted: the next order's gradient is not the same gradient
         other = grad_log_hyp0f1(sig, 5, method="asymptotic", order=order + 1)
         assert not np.array_equal(fast, other)
+
+
+# --- the closed-form gradient of orders 0 and 1 ----------------------------------------------
+
+def _t1_mp(s):
+    """T₁ by its closed form (checked against the Wick patterns below) in mpmath."""
+    k = len(s)
+    v = [[0 if i == j else 1 / (s[i] + s[j]) for j in range(k)] for i in range(k)]
+    r = [sum(row) for row in v]
+    q = [sum(x * x for x in row) for row in v]
+    u = [sum(v[i][j] * s[j] for j in range(k)) for i in range(k)]
+    return (sum(s[i] * r[i] ** 2 + s[i] * q[i] + r[i] * u[i] for i in range(k)) / 24
+            + (mpmath.mpf(1) / 12 - mpmath.mpf(k) / 24) * sum(r))
+
+
+def _coset_mp(s, order):
+    k = len(s)
+    return sum(s) - sum(mpmath.log(s[i] + s[j]) for i in range(k) for j in range(i + 1, k)) / 2 + (
+        _t1_mp(s) if order else 0)
+
+
+def _value_mp(sig, order, minus):
+    """log(I₊ + I₋) at ``order`` ≤ 1 in mpmath (the constant, equal on both cosets, left out)."""
+    plus = _coset_mp(sig, order)
+    if not minus:
+        return plus
+    return mpmath.log(mpmath.exp(plus) + mpmath.exp(_coset_mp(sig[:-1] + [-sig[-1]], order)))
+
+
+def _magnitude(st):
+    """Σ of |summand| of each gradient component of one coset (the docstring's formula with absolute
+    values): the scale of its float64 rounding."""
+    k = st.shape[1]
+    s = np.abs(st)
+    V = np.abs(1.0 / (st[:, :, None] + st[:, None, :]))
+    V[:, np.arange(k), np.arange(k)] = 0.0
+    mv = lambda M, x: np.einsum("nij,nj->ni", M, x)  # noqa: E731
+    V2 = V * V
+    r, u, q, p = V.sum(axis=2), mv(V, s), V2.sum(axis=2), (V2 * V).sum(axis=2)
+    return (1 + r / 2 + (r * r + 2 * mv(V2, s * r) + 2 * s * r * q + q + 2 * mv(V2 * V, s) + 2 * s * p + mv(V, r)
+                         + mv(V2, u) + u * q + r * mv(V2, s) + s * mv(V2, r)) / 24 + 2 * abs(1 / 12 - k / 24) * q)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 12, 20])
+def test_first_term_closed_form_is_the_wick_patterns(k):
+    """The closed form of T₁ in _first_term_and_gradient equals the generic contraction of its five patterns,
+    on both cosets (signed s), within the rounding of two float64 sums of k² terms of size ≤ the magnitude."""
+    rng = np.random.default_rng(k)
+    st = -np.sort(-rng.uniform(2.0, 50.0, (8, k)), axis=1)
+    st[4:, -1] *= -1
+    t1, _, _ = asymptotic._first_term_and_gradient(st)
+    V = 1.0 / (st[:, :, None] + st[:, None, :])
+    V[:, np.arange(k), np.arange(k)] = 0.0
+    ref, _ = wick.evaluate(asymptotic.order_patterns(1), st, V)
+    scale = np.abs(V).sum(axis=(1, 2)) * (1 + k + np.abs(st).max(axis=1) * np.abs(V).max(axis=(1, 2)) * k)
+    assert np.all(np.abs(t1 - ref) <= 8 * (k * k + 10) * EPS * scale)
+
+
+def _gradient_cases(k, rng):
+    sig = -np.sort(-rng.uniform(4.0, 80.0, (3, k)), axis=1)
+    sig[2] = sig[2] + 300.0  # σ_k large: the second coset negligible and dropped
+    rng.shuffle(sig[1])  # unsorted input
+    return sig
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("k", [2, 3, 6, 20])
+def test_closed_form_gradient_matches_mpmath_derivatives(k, order):
+    """The closed-form gradient against mpmath's numerical derivatives (30 digits) of the order-0/1 value,
+    both cosets where the second is kept; tolerance: γ_{4k+20} times the magnitude of the summands."""
+    rng = np.random.default_rng(100 + k)
+    sig = _gradient_cases(k, rng)
+    grad = asymptotic.grad_log_hyp0f1_asymptotic(sig, k, order)
+    parts = asymptotic.expansion_terms(sig, k, order)
+    with mpmath.workdps(30):
+        for row, g, minus in zip(sig, grad, np.isfinite(parts["lead_minus"])):
+            x = [mpmath.mpf(float(v)) for v in row]
+            idx = sorted(range(k), key=lambda i: -row[i])  # the value is symmetric; its cosets use sorted σ
+            f = lambda *y: _value_mp([y[i] for i in idx], order, minus)  # noqa: E731
+            ref = np.array([float(mpmath.diff(f, x, tuple(int(i == j) for i in range(k)))) for j in range(k)])
+            srt = row[idx][None, :]
+            mag = _magnitude(srt)[0]
+            if minus:
+                fl = srt.copy()
+                fl[0, -1] *= -1
+                mag = mag + _magnitude(fl)[0]
+            tol = np.empty(k)
+            tol[idx] = (4 * k + 20) * EPS * mag * 2
+            assert np.all(np.abs(g - ref) <= tol), (row, g - ref, tol)
+
+
+def test_a_planted_gradient_error_is_caught():
+    """Dropping one summand (−s∘V²r) from the closed form moves the gradient far beyond the tolerance above."""
+    k, order = 6, 1
+    sig = _gradient_cases(k, np.random.default_rng(106))[:1]
+    st = -np.sort(-sig, axis=1)
+    _, g1, _ = asymptotic._first_term_and_gradient(st)
+    V = 1.0 / (st[:, :, None] + st[:, None, :])
+    V[:, np.arange(k), np.arange(k)] = 0.0
+    scale = st.max(axis=1, keepdims=True)
+    missing = (st / scale) * np.einsum("nij,nj->ni", (V * scale) ** 2, (V * scale).sum(axis=2)) / 24 / scale**2
+    assert np.max(np.abs(missing)) > 1e3 * (4 * k + 20) * EPS * 2 * _magnitude(st).max()
+
+
+def test_closed_form_gradient_evaluates_the_patterns_once():
+    """The closed form evaluates the value's patterns once per call, not on 2k shifted copies of each row (counted)."""
+    calls = []
+    real = asymptotic.expansion_terms
+
+    def counting(*a, **kw):
+        calls.append(a[0].shape[0])
+        return real(*a, **kw)
+
+    sig = -np.sort(-np.random.default_rng(3).uniform(20.0, 90.0, (4, 12)), axis=1)
+    import unittest.mock as mock
+    with mock.patch.object(asymptotic, "expansion_terms", counting):
+        asymptotic.grad_log_hyp0f1_asymptotic(sig, 12, 1)
+    assert calls == [4]
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3, "best"])
+def test_value_without_its_figure_is_the_same_value(order):
+    """log_hyp0f1(method="asymptotic") skips the next term when no figure is asked for (`value_only`): the
+    numbers must be those of the path with the figure, to the bit; the next order's value is not."""
+    from symcheck.hyp0f1.api import log_hyp0f1
+
+    rng = np.random.default_rng(12)
+    sig = -np.sort(-rng.uniform(3.0, 60.0, (6, 5)), axis=1)
+    fast = log_hyp0f1(sig, 5, method="asymptotic", order=order)
+    full, _ = log_hyp0f1(sig, 5, method="asymptotic", order=order, return_error=True)
+    np.testing.assert_array_equal(fast, full)
+    if order in (0, 1, 2):
+        assert not np.array_equal(fast, log_hyp0f1(sig, 5, method="asymptotic", order=order + 1))

@@ -170,6 +170,9 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
     m, opts = _prepare(method, options, flat, k, gradient=False)
     if m is None:
         value, error, names, *_ = _auto(flat, k)
+    elif m.value_only is not None and not (want_error or want_info):  # no figure asked for
+        value, error = m.value_only(flat, k, **opts), np.full(flat.shape[0], np.inf)
+        names = np.full(flat.shape[0], method, dtype=object)
     else:
         value, error = m.evaluate(flat, k, **opts)
         names = np.full(flat.shape[0], method, dtype=object)

@@ -388,16 +388,90 @@ def _fd_gradient(flat: np.ndarray, k: int, fn) -> np.ndarray:
     return (both[:, :k] - both[:, k:]) / (up[:, idx, idx] - dn[:, idx, idx])
 
 
-def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
-    """Gradient of :func:`log_hyp0f1_asymptotic` in σ by central differences.
+def _first_term_and_gradient(st: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """T₁, ∂T₁/∂s and Σ_{j≠i} vᵢⱼ at signed singular values ``st`` (n, k), in closed form.
 
-    Step hᵢ = 1e-5·max(1, σᵢ): the truncation error h²·|f‴| is below 1e-10·|∂f/∂σ| for
-    the smooth (rational and logarithmic) terms of the expansion, far below the expansion's
-    own error; rounding adds ~ eps·|f|/h. The 2k shifted copies of every row are evaluated in
-    one batch (the per-call cost of the contraction patterns is paid once, not 2k times).
+    The five contraction patterns of T₁ = κ(Φ₁) (:func:`order_patterns` (1)) are, with
+    vᵢⱼ = 1/(sᵢ + sⱼ) (vᵢᵢ = 0), rᵢ = Σⱼ vᵢⱼ, uᵢ = Σⱼ vᵢⱼsⱼ and qᵢ = Σⱼ vᵢⱼ²,
+
+        T₁ = (1/24)(Σᵢ sᵢrᵢ² + Σᵢ sᵢqᵢ + Σᵢ rᵢuᵢ) + (1/12 − k/24) Σᵢ rᵢ
+
+    (tests check it against the generic Wick evaluation), and with ∂vᵢⱼ/∂s_a = −vᵢⱼ²(δᵢₐ + δⱼₐ)
+    and pᵢ = Σⱼ vᵢⱼ³ its gradient is
+
+        ∂T₁/∂s = (1/24)(r² − 2V²(s∘r) − 2 s∘r∘q + q − 2V³s − 2 s∘p + Vr − V²u − u∘q − r∘V²s − s∘V²r)
+                 − 2 (1/12 − k/24) q
+
+    (products ∘ elementwise, V² = V∘V, V³ = V∘V∘V). T₁ is homogeneous of degree −1, so it is
+    evaluated at s/max|s| and scaled back (as :func:`_coset_terms`); r is returned unscaled.
+    """
+    k = st.shape[1]
+    scale = np.max(np.abs(st), axis=1)[:, None]
+    s = st / scale
+    with np.errstate(divide="ignore", over="ignore"):
+        V = 1.0 / (s[:, :, None] + s[:, None, :])
+    idx = np.arange(k)
+    V[:, idx, idx] = 0.0
+    mv = lambda M, x: np.einsum("nij,nj->ni", M, x)  # noqa: E731  (batched matrix-vector product)
+    V2 = V * V
+    r, u, q, p = V.sum(axis=2), mv(V, s), V2.sum(axis=2), (V2 * V).sum(axis=2)
+    c = 1.0 / 12.0 - k / 24.0
+    t1 = (np.sum(s * r * r + s * q + r * u, axis=1) / 24.0 + c * r.sum(axis=1)) / scale[:, 0]
+    grad = ((r * r - 2 * mv(V2, s * r) - 2 * s * r * q + q - 2 * mv(V2 * V, s) - 2 * s * p
+             + mv(V, r) - mv(V2, u) - u * q - r * mv(V2, s) - s * mv(V2, r)) / 24.0 - 2 * c * q)
+    return t1, grad / scale**2, r / scale
+
+
+def _coset_gradient(st: np.ndarray, order: int) -> np.ndarray:
+    """∂/∂s of one coset's leading term Σs − ½Σ_{i<j} log(sᵢ + sⱼ) plus T₁ if ``order`` is 1."""
+    t1, g1, r = _first_term_and_gradient(st)
+    return 1.0 - 0.5 * r + (g1 if order else 0.0)
+
+
+def _gradient_low_order(flat: np.ndarray, k: int, order: int) -> np.ndarray:
+    """Exact gradient of the order-0 or order-1 value (both cosets) for rows ``flat`` (n, k), k ≥ 2.
+
+    log(I₊ + I₋) has gradient w₊∇log I₊ + w₋∇log I₋ (w± = I±/(I₊ + I₋)); the I₋ coset is the I₊
+    expression at (σ₁, …, −σ_k), so its gradient in σ_k changes sign. NaN where a pair sum is 0.
+    """
+    order_idx = np.argsort(-flat, axis=1, kind="stable")
+    srt = np.take_along_axis(flat, order_idx, axis=1)
+    parts = expansion_terms(srt, k, order)
+    ok = ~parts["invalid"]
+    grad = np.full_like(srt, np.nan)
+    lp = parts["lead_plus"] + parts["terms_plus"][:, :order].sum(axis=1)
+    lm = parts["lead_minus"] + parts["terms_minus"][:, :order].sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        w_minus = np.exp(lm - np.logaddexp(lp, lm))
+    if ok.any():
+        grad[ok] = _coset_gradient(srt[ok], order)
+    both = ok & (w_minus > 0)
+    if both.any():
+        fl = srt[both].copy()
+        fl[:, k - 1] *= -1
+        gm = _coset_gradient(fl, order)
+        gm[:, k - 1] *= -1
+        w = w_minus[both][:, None]
+        grad[both] = (1.0 - w) * grad[both] + w * gm
+    out = np.empty_like(grad)
+    np.put_along_axis(out, order_idx, grad, axis=1)
+    return out
+
+
+def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
+    """Gradient of :func:`log_hyp0f1_asymptotic` in σ.
+
+    Orders 0 and 1 in closed form (:func:`_first_term_and_gradient`; O(k²) per row beside the
+    value's patterns). Orders 2 and 3 by central differences with step hᵢ = 1e-5·max(1, σᵢ): the
+    truncation error h²·|f‴| is below 1e-10·|∂f/∂σ| for the smooth (rational and logarithmic)
+    terms of the expansion, far below the expansion's own error; rounding adds ~ eps·|f|/h. The 2k
+    shifted copies of every row are evaluated in one batch (the per-call cost of the contraction
+    patterns is paid once, not 2k times).
     """
     check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     flat = sig.reshape(-1, k)
+    if k >= 2 and order <= 1:
+        return _gradient_low_order(flat, k, order).reshape(sig.shape)
     grad = _fd_gradient(flat, k, lambda rows: log_hyp0f1_asymptotic(rows, k, order))
     return grad.reshape(sig.shape)
 
@@ -407,9 +481,10 @@ def grad_log_hyp0f1_asymptotic_with_error(flat: np.ndarray, k: int, order=1) -> 
     :func:`log_hyp0f1_asymptotic_best`) and an estimate of its largest component error.
 
     The estimate is SAFETY·max|∇(value at the next order − value at ``order``)| (at order 3:
-    of T₃ itself, as the value's estimate), both by the same central differences, plus the
-    rounding of a difference quotient, 8u(1 + |value|)/h; inf where the value's estimate is inf
-    (outside the asymptotic regime).
+    of T₃ itself, as the value's estimate), both by :func:`grad_log_hyp0f1_asymptotic` (closed
+    form at orders 0 and 1, central differences above), plus the rounding of a difference
+    quotient, 8u(1 + |value|)/h; inf where the value's estimate is inf (outside the asymptotic
+    regime).
     """
     n = flat.shape[0]
     if k == 1:
@@ -426,8 +501,7 @@ def grad_log_hyp0f1_asymptotic_with_error(flat: np.ndarray, k: int, order=1) -> 
         rows = np.flatnonzero(orders == o)
         sub = flat[rows]
         lo, hi = (int(o), int(o) + 1) if o < MAX_ORDER else (MAX_ORDER - 1, MAX_ORDER)
-        g_lo = _fd_gradient(sub, k, lambda r: log_hyp0f1_asymptotic(r, k, lo))
-        g_hi = _fd_gradient(sub, k, lambda r: log_hyp0f1_asymptotic(r, k, hi))
+        g_lo, g_hi = grad_log_hyp0f1_asymptotic(sub, k, lo), grad_log_hyp0f1_asymptotic(sub, k, hi)
         grad[rows] = g_lo if o == lo else g_hi
         h = _fd_steps(sub).min(axis=1)
         with np.errstate(invalid="ignore"):

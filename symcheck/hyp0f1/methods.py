@@ -11,6 +11,9 @@ computing log ₀F₁(k/2; AAᵀ/4) from the singular values σ of A:
   figure, where the figure costs more than the gradient (the asymptotic expansion's figure needs the
   next order's finite differences); ``grad_log_hyp0f1`` uses it when the caller asks for neither the
   figure nor the info (an optimiser's inner loop);
+* optionally ``value_only(flat, k, **options) -> value``: the same values without their error figure,
+  where the figure costs more than the value (the asymptotic expansion's figure needs the next term);
+  ``log_hyp0f1`` uses it likewise;
 * ``rigorous``: whether ``error`` is a proven bound (else an estimate whose safety factor is
   measured on references the method does not use, documented in the method's module);
 * ``defaults`` and ``check_options`` (the options it accepts and their validation);
@@ -90,6 +93,7 @@ class Method:
     domain: Callable
     gradient: Callable | None = None
     gradient_only: Callable | None = None
+    value_only: Callable | None = None
     defaults: dict = field(default_factory=dict)
     check_options: Callable | None = None
     auto: tuple = ()
@@ -228,6 +232,15 @@ def _asymptotic_value(flat, k, order=1):
         return asymptotic.log_hyp0f1_asymptotic(flat, k, order=order, return_error=True)
 
 
+def _asymptotic_value_only(flat, k, order=1):
+    """The value of `_asymptotic_value` without the next term that only its figure needs (the same
+    numbers: each term is evaluated on its own; 'best' needs the figures)."""
+    if order == "best":
+        return _asymptotic_value(flat, k, order)[0]
+    with np.errstate(invalid="ignore"):
+        return asymptotic.log_hyp0f1_asymptotic(flat, k, order=order)
+
+
 def _asymptotic_gradient_only(flat, k, order=1):
     """The gradient of `grad_log_hyp0f1_asymptotic_with_error` at a fixed order, without the next
     order's differences that only its figure needs (the same numbers; 'best' needs the figures)."""
@@ -242,6 +255,7 @@ register(Method(
     evaluate=_asymptotic_value,
     gradient=lambda flat, k, order=1: asymptotic.grad_log_hyp0f1_asymptotic_with_error(flat, k, order=order),
     gradient_only=_asymptotic_gradient_only,
+    value_only=_asymptotic_value_only,
     rigorous=False,
     error_kind="estimate (first omitted term × a measured safety factor; inf outside the asymptotic regime)",
     domain=_asymptotic_domain,
