@@ -45,11 +45,10 @@ def _log_ref(sig, k, dps=30):
 # --------------------------------------------------------------------------- full rank unchanged
 
 _BEFORE_SCRIPT = r"""
-import importlib.util, json, sys
+import json, sys
 import numpy as np
-spec = importlib.util.spec_from_file_location("series_before", sys.argv[1])
-old = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(old)
+sys.path.insert(0, sys.argv[1])
+import series_before as old
 out = []
 for k, rows in json.loads(sys.argv[2]):
     s = np.array(rows, dtype=float)
@@ -86,7 +85,7 @@ def test_full_rank_rows_bit_identical_to_before(tmp_path):
     path.write_text(src.stdout)
     cases = _full_rank_cases()
     env = dict(os.environ, PYTHONPATH=ROOT, NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONDONTWRITEBYTECODE="1")
-    run = subprocess.run([sys.executable, "-c", _BEFORE_SCRIPT, str(path), json.dumps([(k, s.tolist()) for k, s in cases])],
+    run = subprocess.run([sys.executable, "-c", _BEFORE_SCRIPT, str(tmp_path), json.dumps([(k, s.tolist()) for k, s in cases])],
                          env=env, capture_output=True, text=True, check=True)
     before = json.loads(run.stdout)
     for (k, s), old in zip(cases, before):

@@ -13,9 +13,8 @@ P_κ = m_κ + Σ_{μ<κ} u_{κμ} m_μ (Macdonald 1995, VI.10; the normalising c
 the number of variables), setting a variable of a monomial symmetric function m_μ to 0 leaves
 m_μ in the others, and every μ below κ in dominance order has ℓ(μ) ≥ ℓ(κ) > m parts, so m_μ
 vanishes in m variables (Koev & Edelman 2006, §2: C_κ(X) = 0 when ℓ(κ) exceeds the size). So the
-series is exactly the sum over partitions with ≤ m parts of the zonal
-polynomials in the m non-zero xᵢ, with (b)_κ still at b = k/2 (its factors (k − i + 1)/2 + j,
-i ≤ m ≤ k, stay positive). Each row is therefore evaluated with tables in n = m variables
+series is exactly the sum over partitions with ≤ m parts of the zonal polynomials in the m
+non-zero xᵢ, with (b)_κ still at b = k/2 (its factors (k − i + 1)/2 + j, i ≤ m ≤ k, stay positive). Each row is therefore evaluated with tables in n = m variables
 (n = k for full-rank rows, n = 1 for σ = 0), and the rows of a batch are grouped by their number
 of σ > 0 (exact zeros only). A zero σⱼ has gradient component exactly 0, for the function and for
 the truncated sum alike: both are polynomials or power series in xⱼ = σⱼ²/4, so ∂/∂σⱼ = (σⱼ/2)∂/∂xⱼ
@@ -441,6 +440,9 @@ def _dhat(p, pc, b, alpha):
 def _build_pairs(parts, k, degree, b, alpha, radix):
     """Tabulate the horizontal strips κ/μ (κ_{i+1} <= μᵢ <= κᵢ, ℓ(μ) <= k − 1, |κ| <= degree).
 
+    Here k is the tables' number of variables (n_vars: k, or the number of non-zero σ) and b = k/2
+    of the group O(k) enters only d̂.
+
     Pairs with ℓ(μ) <= k − 2 (used by levels 1..k−1) are returned individually: (kappa_idx,
     mu_idx, strip, psi, group = ℓ(μ), kappa_size). Pairs with any ℓ(μ) feed the last level
     through e[μ, s] = Σ_{κ: κ/μ strip, |κ| = |μ| + s} d̂_κ ψ_{κ/μ}. Also returns d̂ and the
@@ -677,7 +679,10 @@ def _last_level(m, p, e, deg_start, ypow, w, v, dv):
 
 @njit(cache=True)
 def _series_kernel(x, deg, b, tab, e, deg_start, out):
-    """out[r] = log of the series truncated at degree deg[r], for rows x = σ²/4 of shape (n, k)."""
+    """out[r] = log of the series truncated at degree deg[r], for rows x = σ²/4 of shape (n, n_vars).
+
+    n_vars = x.shape[1] is the tables' number of variables (the rows' non-zero σ, or all k); b = k/2.
+    """
     nrows, k = x.shape
     npart = e.shape[0]
     dmax = e.shape[1] - 1
@@ -708,7 +713,7 @@ def _series_kernel(x, deg, b, tab, e, deg_start, out):
 
 @njit(cache=True)
 def _grad_kernel(x, deg, b, tab, e, deg_start, out):
-    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the k levels)."""
+    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the n_vars = x.shape[1] levels)."""
     nrows, k = x.shape
     npart = e.shape[0]
     dmax = e.shape[1] - 1
@@ -776,7 +781,8 @@ def _n_vars(flat: np.ndarray) -> np.ndarray:
 
 def _feasible_degrees(n_vars: np.ndarray) -> np.ndarray:
     """:func:`max_feasible_degree` of each row's number of variables."""
-    return np.array([max_feasible_degree(int(m)) for m in n_vars], dtype=np.int64).reshape(n_vars.shape)
+    values, index = np.unique(n_vars, return_inverse=True)
+    return np.array([max_feasible_degree(int(m)) for m in values], dtype=np.int64)[index.reshape(n_vars.shape)]
 
 
 def _degrees_within(flat, k, rtol, cap) -> np.ndarray:
