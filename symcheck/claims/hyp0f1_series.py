@@ -251,7 +251,7 @@ def grad_tolerance(sig, k, grad, value, degree):
     v = float(series.variance_proxy(np.asarray(sig, dtype=float), k))
     tail = math.exp(float(series.log_tail_bound(s, degree, v)))
     dtail = math.exp(float(series.log_grad_tail_bound(s, degree, v)))
-    gamma = series.rounding_bound(k, degree)
+    gamma = series.rounding_bound(k, degree, n_vars=max(int(np.count_nonzero(np.asarray(sig) > 0)), 1))
     return (dtail + tail * np.abs(grad)) / fhat + (3 * gamma + 8 * U) * np.abs(grad)
 
 

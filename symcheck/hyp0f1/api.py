@@ -113,7 +113,8 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
             ValueError for other inputs. Error: estimate (rounding allowance measured against mpmath).
         ``"series"``
             Exact zonal-polynomial series (Koev & Edelman 2006), float64, truncated where a
-            rigorous bound on the tail is below ``rtol`` (default 1e-14) relative to the sum.
+            rigorous bound on the tail is below ``rtol`` (default 1e-14) relative to the sum; a row
+            with m non-zero σ is summed in m variables (so rank-deficient rows reach larger σ).
             Options ``rtol``, ``max_degree`` (ValueError if not reached). Error: rigorous.
         ``"holonomic"``
             Holonomic gradient method: Muirhead's PDE system as a Pfaffian system of rank 2^m
@@ -134,7 +135,8 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
             and ``proposal`` (``"haar"`` or ``"saddle"``). Error: one standard error, an estimate.
         ``"auto"``
             Per input row, the registered methods' auto steps in order (closed forms, the series
-            up to degree 60, the k = 3 integral, the asymptotic expansion at its best order, the
+            up to degree 60 — for rows with m < k non-zero σ, up to the degree its m-variable tables
+            allow: 388 for m = 2, 88 for m = 3 —, the k = 3 integral, the asymptotic expansion at its best order, the
             holonomic method where it runs in seconds) until the error figure is within
             AUTO_RTOL = 1e-10 relative to max(1, |log ₀F₁|); where none gets there, the answer
             with the smallest error figure, and a :class:`Hyp0f1AccuracyWarning` where that

@@ -26,7 +26,13 @@ system triangular with positive diagonal
     a_γ = [a_β − ½ Σ_{j<i} Σ_{q=0}^{βᵢ} (βᵢ+β_j+1−2q) a_{sort(β[i←βᵢ+β_j+1−q, j←q])}]
           / [(βᵢ+1)(βᵢ+c) + ½ (k − ℓ(γ)) (βᵢ+1)],
 
-whose unique solution are the true coefficients (₀F₁ satisfies every equation). The
+whose unique solution are the true coefficients (₀F₁ satisfies every equation).
+
+Rank-deficient σ: with m non-zero σᵢ only the monomials m_γ with ℓ(γ) ≤ m are non-zero, and the
+equation for such a γ involves only partitions with ≤ ℓ(γ) parts (β, and β with weight moved
+between two of its first ℓ(γ) entries), so the coefficients with ≤ m parts are a closed triangular
+subsystem: they are computed alone (k still enters the diagonal through c and k − ℓ(γ)). The
+cost then grows with the partitions with ≤ m parts, not ≤ k. The
 subtraction loses digits, so the recursion runs with guard digits (see ``_GUARD``); the
 monomial functions m_λ(x₁..x_n) = Σ_v x_n^v m_{λ∖v}(x₁..x_{n−1}) are sums of positive terms.
 
@@ -34,9 +40,10 @@ Truncation: degree M is the smallest with s^{2M+2}/(2M+2)!/(1 − s²/((2M+3)(2M
 10^{−dps−2}, s = Σσᵢ (proof in :mod:`symcheck.hyp0f1.series`: the degree-m part is
 ∫(tr ATᵀ)^{2m}/(2m)! dT ≤ s^{2m}/(2m)!, and the partial sum is ≥ 1).
 
-Valid range: the cost grows with the number of partitions with ≤ k parts of size ≤ M, limited
-to ``MAX_PARTITIONS``; at dps = 30 this allows s = Σσ up to about 58 for k = 3, 17 for k = 5,
-9 for k = 8 and 7 for k = 20 (a ValueError names sigma otherwise). A call takes milliseconds
+Valid range: the cost grows with the number of partitions with ≤ m parts of size ≤ M (m the
+number of σᵢ > 0, at least 1), limited to ``MAX_PARTITIONS``; at dps = 30 this allows s = Σσ up to
+about 58 for m = 3, 17 for m = 5, 9 for m = 8 and 7 for m = 20, whatever k (a ValueError names
+sigma otherwise). A call takes milliseconds
 for small s and minutes near the limit. Digits lost to the subtractions, measured against an 80-digit run: ≤ 4 for k ≤ 20,
 M ≤ 60, well inside the 15 + M/4 guard digits.
 
@@ -139,18 +146,20 @@ def _degree_cap(k: int) -> int:
     return lo
 
 
-def _coefficients(k: int, degree: int, coef: list[dict] | None = None) -> list[dict]:
-    """a_λ for all partitions λ (≤ k parts) of each size 0..degree, at the current precision.
+def _coefficients(k: int, degree: int, coef: list[dict] | None = None, parts: int | None = None) -> list[dict]:
+    """a_λ for all partitions λ with ≤ ``parts`` parts (default k) of each size 0..degree, at the
+    current precision (a closed subsystem for any parts ≤ k: module docstring).
 
-    ``coef`` (the result of an earlier call at the same k and precision) is extended in place.
+    ``coef`` (the result of an earlier call at the same k, parts and precision) is extended in place.
     """
+    parts = k if parts is None else parts
     c = mpmath.mpf(1) / 2  # b − (k−1)/2 with b = k/2
     half = mpmath.mpf(1) / 2
     if coef is None:
         coef = [{(): mpmath.mpf(1)}]
     for m in range(len(coef), degree + 1):
         cur = {}
-        for gamma in _partitions(m, k):
+        for gamma in _partitions(m, parts):
             ell = len(gamma)
             i = ell - 1
             beta = list(gamma)
@@ -193,18 +202,18 @@ def _monomials(x: list, parts) -> dict:
 
 
 _CACHE: dict = {}
-#: Coefficient tables kept (one per (k, binary precision)).
+#: Coefficient tables kept (one per (k, number of parts, binary precision)).
 _CACHE_SIZE = 8
 
 
-def _cached_coefficients(k: int, degree: int, prec: int) -> list[dict]:
-    """Coefficients up to ``degree`` at binary precision ``prec``, extending a cached table."""
-    coef = _CACHE.pop((k, prec), None)
+def _cached_coefficients(k: int, parts: int, degree: int, prec: int) -> list[dict]:
+    """Coefficients (≤ ``parts`` parts) up to ``degree`` at binary precision ``prec``, extending a cached table."""
+    coef = _CACHE.pop((k, parts, prec), None)
     with mpmath.workprec(prec):
-        coef = _coefficients(k, degree, coef)
+        coef = _coefficients(k, degree, coef, parts)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[(k, prec)] = coef
+    _CACHE[(k, parts, prec)] = coef
     return coef
 
 
@@ -236,17 +245,18 @@ def hyp0f1_reference(sigma, k, dps: int = 50) -> mpmath.mpf:
         raise ValueError(f"sigma must be one vector of shape (k,)=({k},), got shape {sig.shape}")
     dps = check_int(dps, "dps", minimum=15, maximum=MAX_DPS)
     s = float(np.sum(sig))
-    cap = _degree_cap(k)
+    parts = max(int(np.count_nonzero(sig)), 1)  # partitions with more parts have m_λ(x) = 0
+    cap = _degree_cap(parts)
     degree = reference_degree(s, dps, cap)
     if degree > cap:
         raise ValueError(f"sigma: Σσ = {s:.4g} needs a degree above {cap} at dps={dps}, i.e. more than "
-                         f"MAX_PARTITIONS={MAX_PARTITIONS} partitions with <= {k} parts or more than "
+                         f"MAX_PARTITIONS={MAX_PARTITIONS} partitions with <= {parts} parts or more than "
                          f"MAX_DEGREE={MAX_DEGREE}; use smaller sigma or dps")
     guard = _GUARD + degree // _GUARD_PER_DEGREE
     guard -= guard % 5  # coarse precision steps let calls share cached coefficient tables
     with mpmath.workdps(dps + guard):
         prec = mpmath.mp.prec
-        coef = _cached_coefficients(k, degree, prec)
+        coef = _cached_coefficients(k, parts, degree, prec)
         x = [mpmath.mpf(float(v)) ** 2 / 4 for v in sig]
         mono = _monomials(x, [lam for m in range(degree + 1) for lam in coef[m]])  # coef may extend past degree
         total = mpmath.mpf(0)

@@ -7,6 +7,20 @@ With X = AAᵀ/4, eigenvalues xᵢ = σᵢ²/4 and b = k/2,
 summed over partitions κ with at most k parts; C_κ is the zonal polynomial (Jack parameter
 α = 2, normalised so that Σ_{|κ|=m} C_κ = (tr X)^m) and (b)_κ = Πᵢ (b − (i−1)/2)_{κᵢ}.
 
+Rank-deficient rows. If only m < k of the σᵢ are non-zero, C_κ(x₁, …, x_m, 0, …, 0) is
+C_κ(x₁, …, x_m) and vanishes when ℓ(κ) > m: C_κ is a multiple of the Jack symmetric function
+P_κ = m_κ + Σ_{μ<κ} u_{κμ} m_μ (Macdonald 1995, VI.10; the normalising constant does not depend on
+the number of variables), setting a variable of a monomial symmetric function m_μ to 0 leaves
+m_μ in the others, and every μ below κ in dominance order has ℓ(μ) ≥ ℓ(κ) > m parts, so m_μ
+vanishes in m variables (Koev & Edelman 2006, §2: C_κ(X) = 0 when ℓ(κ) exceeds the size). So the
+series is exactly the sum over partitions with ≤ m parts of the zonal polynomials in the m
+non-zero xᵢ, with (b)_κ still at b = k/2 (its factors (k − i + 1)/2 + j, i ≤ m ≤ k, stay positive). Each row is therefore evaluated with tables in n = m variables
+(n = k for full-rank rows, n = 1 for σ = 0), and the rows of a batch are grouped by their number
+of σ > 0 (exact zeros only). A zero σⱼ has gradient component exactly 0, for the function and for
+the truncated sum alike: both are polynomials or power series in xⱼ = σⱼ²/4, so ∂/∂σⱼ = (σⱼ/2)∂/∂xⱼ
+vanishes at σⱼ = 0 (equivalently, log ₀F₁ is even in each σⱼ: flipping the sign of row j of
+T ∈ O(k) preserves Haar measure and changes only Tⱼⱼ among the diagonal entries).
+
 Algorithm
 ---------
 Write C_κ through the monic Jack polynomial P_κ (Macdonald 1995, VI.10): J_κ = c_κ P_κ with
@@ -23,14 +37,15 @@ Macdonald 1995, VI (6.24) in the Jack limit of VI.10):
 
 over μ with κ/μ a horizontal strip (κ_{i+1} ≤ μᵢ ≤ κᵢ) and ℓ(μ) ≤ n − 1, where
 ψ_{κ/μ} = Π b_μ(s)/b_κ(s) over the boxes s of μ lying in a row of κ/μ but not in a column of
-κ/μ, and b_λ(s) = (α a + l + 1)/(α a + l + α). ψ does not depend on n, so the pairs are
-tabulated once per (k, M) (cached, :func:`functools.lru_cache`): those with ℓ(μ) ≤ k − 2,
-used by the levels n < k, grouped by ℓ(μ), sorted by |κ| and cut into runs of equal κ; and,
-for the last level, where only the weighted sum over κ is needed, the collapsed weights
-e[μ, s] = Σ_{|κ|=|μ|+s} d̂_κ ψ_{κ/μ}, so that S = Σ_μ P_μ(y₁..y_{k−1}) Σ_s e[μ, s] y_k^s w_{|μ|+s}
+κ/μ, and b_λ(s) = (α a + l + 1)/(α a + l + α). ψ does not depend on the level, so with n the
+number of variables of the row (k, or the number m of non-zero σ) the pairs are tabulated once
+per (n, M, b) (cached, :func:`functools.lru_cache`): those with ℓ(μ) ≤ n − 2, used by the levels
+1..n − 1, grouped by ℓ(μ), sorted by |κ| and cut into runs of equal κ; and, for the last level,
+where only the weighted sum over κ is needed, the collapsed weights
+e[μ, s] = Σ_{|κ|=|μ|+s} d̂_κ ψ_{κ/μ}, so that S = Σ_μ P_μ(y₁..y_{n−1}) Σ_s e[μ, s] y_n^s w_{|μ|+s}
 (this removes the largest group of pairs from the per-row work). Evaluating a row is then a
-sparse, allocation-free product over the k variables (Numba). The gradient is the exact
-derivative of the same truncated sum by reverse mode through the k linear levels.
+sparse, allocation-free product over the n variables (Numba). The gradient is the exact
+derivative of the same truncated sum by reverse mode through the n linear levels.
 
 Scaling: with c = maxᵢ xᵢ and y = x/c ∈ [0, 1]ᵏ, the term is d̂_κ w_m P_κ(y), where
 w_m = c^m / (m! (b)_m) (rank-one series term, by a running product) and
@@ -50,6 +65,9 @@ computed in log space (lgamma). All terms are ≥ 0, so the partial sum is ≥ 1
 tail_M / partial sum is a relative error bound. The degree M is the smallest one with
 tail_M ≤ rtol (using partial sum ≥ 1); the reported bound divides by the computed partial sum.
 
+Both bounds concern the integral over O(k), so they hold unchanged for rank-deficient rows (k, not
+m, enters the variance proxy below; zeros add nothing to s).
+
 For k ≥ 3 a second bound, sharp when k is large, is taken where it is smaller. Each coset of O(k)
 is isometric to SO(k), whose Ricci curvature (k − 2)/4 gives a logarithmic Sobolev inequality
 with constant 4/(k − 2) (Bakry–Émery; Meckes 2019, *The Random Matrix Theory of the Classical
@@ -63,18 +81,22 @@ of consecutive such bounds is ≤ ev/(2m + 2), so
 (At k = 20 and σ = 1 this needs degree 24 for 1e-14 where the first bound needs > 100.)
 
 Rounding: every quantity is a sum of products of positive numbers, so (first order, Higham
-2002, §3–4) the relative rounding error of the partial sum is ≤ K·u, u = 2⁻⁵³, with
-K = Σ_{n<k} F_n + E + 4kM + 12M + 6k + N_max + 8: F_n the largest number of summands of one
-P_κ at level n, E that of one e[μ, s], 4kM the products forming ψ across the k levels, 12M the
+2002, §3–4) the relative rounding error of the partial sum is ≤ K·u, u = 2⁻⁵³, with, for tables
+in n variables (n = k, or m for a row with m non-zero σ, whose computation is exactly the
+n-variable one), K = Σ_{l<n} F_l + E + 4nM + 12M + 6n + N_max + 8: F_l the largest number of
+summands of one P_κ at level l, E that of one e[μ, s], 4nM the products forming ψ across the n
+levels, 12M the
 powers y^s, d̂_κ, w_m, the inner sums over s and the rounding of xᵢ = σᵢ²/4 (a degree-M
 polynomial with positive coefficients), N_max the final sum over the partitions of one size.
 The reported ``rel_error_bound`` is tail_M / ((1 − Ku) S) + Ku/(1 − Ku).
 
 Valid range
 -----------
-Any finite σ ≥ 0 whose required degree M ≤ ``max_degree`` and whose partition tables fit
-``MAX_PAIRS`` (κ, μ) pairs (≈ 20 bytes each): M ≤ 388 for k = 2, 88 for k = 3, 53 for k = 4,
-43 for k = 5, 34 for k = 8 and 32 for k ≥ 20 (the tables stop growing with k once k > M).
+Any finite σ ≥ 0 whose required degree M ≤ ``max_degree`` and whose partition tables (in n
+variables: n = k, or the number m of σ > 0) fit ``MAX_PAIRS`` (κ, μ) pairs (≈ 20 bytes each):
+M ≤ 388 for n = 2, 88 for n = 3, 53 for n = 4, 43 for n = 5, 34 for n = 8 and 32 for n ≥ 20 (the
+tables stop growing with n once n > M), whatever k ≥ n. So a row of k = 20 with two non-zero σ
+reaches degree 388 (Σσ ≈ 250 at rtol = 1e-14), where a full-rank row stops at 32 (Σσ ≈ 5).
 Requesting more raises a ValueError naming ``max_degree``; :func:`series_degree_needed` returns :data:`UNREACHABLE`
 there, so a router comparing it with a maximum degree never selects an infeasible row.
 Roughly, rtol = 1e-14 needs M ≈ 60 at s = Σσ ≈ 34.
@@ -288,8 +310,13 @@ def _count_pairs(k: int, degree: int, stop: float = np.inf) -> float:
 
 @functools.lru_cache(maxsize=None)
 def max_feasible_degree(k: int) -> int:
-    """Largest degree whose partition tables for this k hold at most :data:`MAX_PAIRS` pairs
-    (capped at :data:`_DEGREE_CAP`)."""
+    """Largest degree whose partition tables in ``k`` variables hold at most :data:`MAX_PAIRS`
+    pairs (capped at :data:`_DEGREE_CAP`).
+
+    The tables of a row have as many variables as the row has non-zero σ (module docstring):
+    pass k for full-rank rows and the number m of σ > 0 otherwise (:func:`series_degree_needed`
+    does this per row). The count does not depend on b.
+    """
     k = check_int(k, "k", minimum=1)
     if k == 1:  # one pair per degree
         return _DEGREE_CAP
@@ -413,6 +440,9 @@ def _dhat(p, pc, b, alpha):
 def _build_pairs(parts, k, degree, b, alpha, radix):
     """Tabulate the horizontal strips κ/μ (κ_{i+1} <= μᵢ <= κᵢ, ℓ(μ) <= k − 1, |κ| <= degree).
 
+    Here k is the tables' number of variables (n_vars: k, or the number of non-zero σ) and b = k/2
+    of the group O(k) enters only d̂.
+
     Pairs with ℓ(μ) <= k − 2 (used by levels 1..k−1) are returned individually: (kappa_idx,
     mu_idx, strip, psi, group = ℓ(μ), kappa_size). Pairs with any ℓ(μ) feed the last level
     through e[μ, s] = Σ_{κ: κ/μ strip, |κ| = |μ| + s} d̂_κ ψ_{κ/μ}. Also returns d̂ and the
@@ -502,12 +532,15 @@ def _build_pairs(parts, k, degree, b, alpha, radix):
 
 
 class _Tables:
-    """Partition tables of one (k, degree); see the module docstring.
+    """Partition tables of one (n_vars, degree, b); see the module docstring.
+
+    ``n_vars`` is the number of variables and the largest number of parts (k for full-rank rows,
+    the number m of non-zero σ otherwise); b enters only d̂ (b = k/2 in every case).
 
     Attributes
     ----------
     kernel_tables : tuple
-        (run_kap, run_end, mu, strip, psi, grp_start, grp_end): the pairs with ℓ(μ) <= k − 2,
+        (run_kap, run_end, mu, strip, psi, grp_start, grp_end): the pairs with ℓ(μ) <= n_vars − 2,
         grouped by ℓ(μ), sorted by |κ| and cut into runs of equal κ; grp_start[g] and
         grp_end[g, m] delimit the runs of group g with |κ| <= m.
     e : ndarray, shape (N, degree + 1)
@@ -518,7 +551,8 @@ class _Tables:
         K of the module docstring for this table's full degree.
     """
 
-    def __init__(self, k: int, degree: int):
+    def __init__(self, n_vars: int, degree: int, b: float):
+        k = n_vars
         parts = _enumerate_partitions(k, degree)
         sizes = parts.sum(axis=1)
         order = np.argsort(sizes, kind="stable")  # by size; ∅ first
@@ -530,7 +564,7 @@ class _Tables:
             radix = degree + 1
         else:  # unreachable under MAX_PAIRS; kept as a guard on the int64 codes
             raise ValueError(f"max_degree={degree} is too large for k={k}")
-        kap, mu, strip, psi, group, ksize, _, e, fan, efan = _build_pairs(parts, k, degree, 0.5 * k, ALPHA, radix)
+        kap, mu, strip, psi, group, ksize, _, e, fan, efan = _build_pairs(parts, k, degree, b, ALPHA, radix)
         key = group * (degree + 1) + ksize
         srt = np.argsort(key, kind="stable")
         key, kap = key[srt], kap[srt]
@@ -557,15 +591,15 @@ class _Tables:
 
 
 @functools.lru_cache(maxsize=6)
-def _tables(k: int, degree: int) -> _Tables:
-    """Cached partition tables for (k, degree) (at most ~100 MB each, six kept)."""
-    return _Tables(k, degree)
+def _tables(n_vars: int, degree: int, b: float) -> _Tables:
+    """Cached partition tables for (n_vars, degree, b) (at most ~100 MB each, six kept)."""
+    return _Tables(n_vars, degree, b)
 
 
-def _tables_for(k: int, degree: int) -> _Tables:
+def _tables_for(n_vars: int, degree: int, b: float) -> _Tables:
     """Tables covering ``degree`` (rounded up to a multiple of 10 when that stays feasible)."""
     rounded = -(-max(degree, 1) // _DEGREE_STEP) * _DEGREE_STEP
-    return _tables(k, rounded if rounded <= max_feasible_degree(k) else degree)
+    return _tables(n_vars, rounded if rounded <= max_feasible_degree(n_vars) else degree, b)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -645,7 +679,10 @@ def _last_level(m, p, e, deg_start, ypow, w, v, dv):
 
 @njit(cache=True)
 def _series_kernel(x, deg, b, tab, e, deg_start, out):
-    """out[r] = log of the series truncated at degree deg[r], for rows x = σ²/4 of shape (n, k)."""
+    """out[r] = log of the series truncated at degree deg[r], for rows x = σ²/4 of shape (n, n_vars).
+
+    n_vars = x.shape[1] is the tables' number of variables (the rows' non-zero σ, or all k); b = k/2.
+    """
     nrows, k = x.shape
     npart = e.shape[0]
     dmax = e.shape[1] - 1
@@ -676,7 +713,7 @@ def _series_kernel(x, deg, b, tab, e, deg_start, out):
 
 @njit(cache=True)
 def _grad_kernel(x, deg, b, tab, e, deg_start, out):
-    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the k levels)."""
+    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the n_vars = x.shape[1] levels)."""
     nrows, k = x.shape
     npart = e.shape[0]
     dmax = e.shape[1] - 1
@@ -737,6 +774,28 @@ def _check_rtol(rtol) -> float:
     return rtol
 
 
+def _n_vars(flat: np.ndarray) -> np.ndarray:
+    """Number of variables of each row's tables: its number of σ > 0, at least 1 (int64)."""
+    return np.maximum(np.count_nonzero(flat > 0, axis=1), 1).astype(np.int64)
+
+
+def _feasible_degrees(n_vars: np.ndarray) -> np.ndarray:
+    """:func:`max_feasible_degree` of each row's number of variables."""
+    values, index = np.unique(n_vars, return_inverse=True)
+    return np.array([max_feasible_degree(int(m)) for m in values], dtype=np.int64)[index.reshape(n_vars.shape)]
+
+
+def _degrees_within(flat, k, rtol, cap) -> np.ndarray:
+    """Per row, the smallest degree with tail bound ≤ rtol, searched up to cap[row] (cap + 1 if none)."""
+    s = flat.sum(axis=1)
+    v = variance_proxy(flat, k)
+    need = np.empty(flat.shape[0], dtype=np.int64)
+    for c in np.unique(cap):
+        rows = cap == c
+        need[rows] = _degree_for_bound(s[rows], rtol, int(c), v[rows])
+    return need
+
+
 def series_degree_needed(flat, k, rtol) -> np.ndarray:
     """Degree M the truncation bound needs to reach ``rtol`` for each row (no series evaluation).
 
@@ -752,46 +811,74 @@ def series_degree_needed(flat, k, rtol) -> np.ndarray:
     -------
     ndarray of int64, shape (n,)
         The smallest M with tail bound ≤ rtol (module docstring), or :data:`UNREACHABLE` where
-        that M exceeds :func:`max_feasible_degree` for this k (tables too large), so that
-        ``M <= max_degree`` is also a feasibility test.
+        that M exceeds :func:`max_feasible_degree` of the row's number of non-zero σ (tables
+        too large), so that ``M <= max_degree`` is also a feasibility test.
     """
     sig, k = as_sigma(flat, k)
     rtol = _check_rtol(rtol)
-    feasible = max_feasible_degree(k)
     flat = sig.reshape(-1, k)
-    need = _degree_for_bound(flat.sum(axis=1), rtol, feasible, variance_proxy(flat, k))
+    feasible = _feasible_degrees(_n_vars(flat))
+    need = _degrees_within(flat, k, rtol, feasible)
     return np.where(need > feasible, UNREACHABLE, need).astype(np.int64)
 
 
-def _evaluate(sig, k, degrees, grad: bool):
-    flat = sig.reshape(-1, k)
+def _evaluate(flat, k, degrees, grad: bool):
+    """Truncated series (its log, or the gradient of its log w.r.t. σ) and K of the rounding bound, per row.
+
+    Rows are grouped by their number m of σ > 0; a group runs the kernels on its non-zero σ alone,
+    with tables in m variables and b = k/2 (module docstring). Zero σ get gradient component 0.
+    """
     deg = np.asarray(degrees, dtype=np.int64).reshape(-1)
-    tab = _tables_for(k, int(deg.max()) if deg.size else 0)
-    x = np.ascontiguousarray(flat * flat * 0.25)
-    args = (x, deg, 0.5 * k, tab.kernel_tables, tab.e, tab.deg_start)
-    if grad:
-        out = np.empty_like(x)
-        _grad_kernel(*args, out)
-        return out * flat * 0.5, tab  # chain rule dxᵢ/dσᵢ = σᵢ/2
-    out = np.empty(flat.shape[0])
-    _series_kernel(*args, out)
-    return out, tab
+    nonzero = flat > 0
+    rank = np.count_nonzero(nonzero, axis=1)
+    b = 0.5 * k
+    out = np.zeros(flat.shape) if grad else np.empty(flat.shape[0])
+    rounding_k = np.empty(flat.shape[0], dtype=np.int64)
+    for m in np.unique(rank):
+        rows = np.flatnonzero(rank == m)
+        mask = nonzero[rows]
+        # rows of zeros run as one variable x = 0 (value log 1 = 0, gradient 0)
+        sub = flat[rows][mask].reshape(rows.size, m) if m else np.zeros((rows.size, 1))
+        tab = _tables_for(max(int(m), 1), int(deg[rows].max()), b)
+        rounding_k[rows] = tab.rounding_k
+        x = np.ascontiguousarray(sub * sub * 0.25)
+        args = (x, np.ascontiguousarray(deg[rows]), b, tab.kernel_tables, tab.e, tab.deg_start)
+        if grad:
+            g = np.empty_like(x)
+            _grad_kernel(*args, g)
+            block = np.zeros((rows.size, flat.shape[1]))
+            if m:
+                block[mask] = (g * sub * 0.5).reshape(-1)  # chain rule dxᵢ/dσᵢ = σᵢ/2
+            out[rows] = block
+        else:
+            val = np.empty(rows.size)
+            _series_kernel(*args, val)
+            out[rows] = val
+    return out, rounding_k
 
 
-def rounding_bound(k, degree) -> float:
+def _gamma(rounding_k):
+    """γ_K = K u / (1 − K u) (elementwise)."""
+    return rounding_k * _U / (1.0 - rounding_k * _U)
+
+
+def rounding_bound(k, degree, n_vars=None) -> float:
     """γ_K = K u / (1 − K u): the first-order bound on the relative float64 rounding error of
-    the truncated sum (module docstring) for the tables used at this (k, degree)."""
+    the truncated sum (module docstring) for the tables used at this (k, degree).
+
+    ``n_vars``: the number of non-zero σ of the rows (default k, full rank); the tables then
+    have n_vars variables and K its levels.
+    """
     k = check_int(k, "k", minimum=1)
     degree = check_int(degree, "degree", minimum=0)
-    rk = _tables_for(k, degree).rounding_k
-    return rk * _U / (1.0 - rk * _U)
+    n_vars = k if n_vars is None else check_int(n_vars, "n_vars", minimum=1, maximum=k)
+    return float(_gamma(_tables_for(n_vars, degree, 0.5 * k).rounding_k))
 
 
-def _error_bound(flat, deg, logval, tab) -> np.ndarray:
-    gamma = tab.rounding_k * _U / (1.0 - tab.rounding_k * _U)
+def _error_bound(flat, deg, logval, rounding_k) -> np.ndarray:
     s = flat.sum(axis=1)
     # rows with s = 0 or degree 0 return log 1 = 0 exactly: no rounding
-    gamma = np.where((s == 0) | (deg == 0), 0.0, gamma)
+    gamma = np.where((s == 0) | (deg == 0), 0.0, _gamma(rounding_k))
     rel_tail = np.exp(log_tail_bound(s, deg, variance_proxy(flat, flat.shape[1])) - logval) / (1.0 - gamma)
     return rel_tail + gamma
 
@@ -799,15 +886,18 @@ def _error_bound(flat, deg, logval, tab) -> np.ndarray:
 def _checked_degrees(flat, k, rtol, max_degree) -> np.ndarray:
     rtol = _check_rtol(rtol)
     max_degree = check_int(max_degree, "max_degree", minimum=0)
-    feasible = max_feasible_degree(k)
-    cap = min(max_degree, feasible)
-    total = flat.sum(axis=1)
-    need = _degree_for_bound(total, rtol, cap, variance_proxy(flat, k))
-    if need.size and int(need.max()) > cap:
-        limit = (f"max_degree={max_degree}" if max_degree <= feasible else
-                 f"the largest feasible degree for k={k} (partition tables > {MAX_PAIRS} pairs; "
-                 "a larger max_degree cannot help)")
-        raise ValueError(f"sigma: the largest row sum Σσ = {total.max():.4g} needs a series degree above "
+    n_vars = _n_vars(flat)
+    feasible = _feasible_degrees(n_vars)
+    cap = np.minimum(max_degree, feasible)
+    need = _degrees_within(flat, k, rtol, cap)
+    over = np.flatnonzero(need > cap)
+    if over.size:
+        total = flat.sum(axis=1)
+        r = over[np.argmax(total[over])]
+        limit = (f"max_degree={max_degree}" if max_degree <= feasible[r] else
+                 f"the largest feasible degree {feasible[r]} for {n_vars[r]} non-zero sigma at k={k} "
+                 f"(partition tables > {MAX_PAIRS} pairs; a larger max_degree cannot help)")
+        raise ValueError(f"sigma: the row sum Σσ = {total[r]:.4g} needs a series degree above "
                          f"{limit} for rtol={rtol:g}; use smaller sigma, a larger rtol, or method='laplace'")
     return need
 
@@ -841,8 +931,8 @@ def log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
     deg = _checked_degrees(flat, k, rtol, max_degree)
-    val, tab = _evaluate(sig, k, deg, grad=False)
-    err = _error_bound(flat, deg, val, tab)
+    val, rounding_k = _evaluate(flat, k, deg, grad=False)
+    err = _error_bound(flat, deg, val, rounding_k)
     return val.reshape(sig.shape[:-1]), err.reshape(sig.shape[:-1])
 
 
@@ -855,13 +945,16 @@ def log_hyp0f1_series_truncated(sig, k, degree):
     """
     sig, k = as_sigma(sig, k)
     degree = check_int(degree, "degree", minimum=0)
-    if degree > max_feasible_degree(k):
-        raise ValueError(f"degree={degree} exceeds the largest feasible degree "
-                         f"{max_feasible_degree(k)} for k={k}")
     flat = sig.reshape(-1, k)
+    n_vars = _n_vars(flat)
+    feasible = _feasible_degrees(n_vars)
+    if np.any(degree > feasible):
+        r = int(np.argmin(feasible))
+        raise ValueError(f"degree={degree} exceeds the largest feasible degree {feasible[r]} for "
+                         f"{n_vars[r]} non-zero sigma at k={k}")
     deg = np.full(flat.shape[0], degree, dtype=np.int64)
-    val, tab = _evaluate(sig, k, deg, grad=False)
-    err = _error_bound(flat, deg, val, tab)
+    val, rounding_k = _evaluate(flat, k, deg, grad=False)
+    err = _error_bound(flat, deg, val, rounding_k)
     return val.reshape(sig.shape[:-1]), err.reshape(sig.shape[:-1])
 
 
@@ -878,7 +971,7 @@ def grad_log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
     deg = _checked_degrees(flat, k, rtol, max_degree)
-    out, _ = _evaluate(sig, k, deg, grad=True)
+    out, _ = _evaluate(flat, k, deg, grad=True)
     return out.reshape(sig.shape)
 
 
@@ -898,9 +991,9 @@ def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
     sig, k = as_sigma(flat, k)
     flat = sig.reshape(-1, k)
     deg = _checked_degrees(flat, k, rtol, max_degree)
-    grad, tab = _evaluate(flat, k, deg, grad=True)
+    grad, rounding_k = _evaluate(flat, k, deg, grad=True)
     logval, _ = _evaluate(flat, k, deg, grad=False)
-    gamma = tab.rounding_k * _U / (1.0 - tab.rounding_k * _U)
+    gamma = _gamma(rounding_k)[:, None]
     s = flat.sum(axis=1)
     v = variance_proxy(flat, k)
     tail = np.exp(log_tail_bound(s, deg, v) - logval)
