@@ -75,6 +75,28 @@ def test_against_the_series_where_both_reach(sig, k):
         assert err[0] <= GOAL * max(1.0, abs(ref[0]))
 
 
+RANK_DEFICIENT_K20 = [(30.0, 20.0), (10.0, 10.0, 10.0), (8.0, 5.0, 3.0, 1.0), (6.0, 4.5, 3.0, 2.0, 1.0, 0.5)]
+
+
+@pytest.mark.parametrize("nonzero", RANK_DEFICIENT_K20)
+def test_auto_budget_answers_rank_deficient_rows_at_k20(nonzero):
+    """At k = 20 with a few non-zero σ the ray needs 3000-300 000 steps of ~0.1 ms: auto's work budget
+    (AUTO_STEP_WORK, ~40 000 steps at m ≤ 4) reaches them where a fixed 3000 steps did not, and the estimate
+    covers the distance to the series in m variables (rigorous, independent of the ODE)."""
+    sig = np.array([nonzero + (0.0,) * (20 - len(nonzero))])
+    ref, rel = series.log_hyp0f1_series(sig, 20, rtol=1e-15, max_degree=400)
+    ref_err = rel[0] + 4 * EPS * abs(ref[0])  # a relative bound on F is an absolute one on log F
+    if len(set(nonzero)) == len(nonzero):
+        with pytest.raises(RuntimeError):
+            holonomic.log_hyp0f1_holonomic(sig, 20, rtol=holonomic.AUTO_RTOL, max_steps=3000)
+    try:
+        value, err = holonomic.log_hyp0f1_holonomic(sig, 20, rtol=holonomic.AUTO_RTOL, work=holonomic.AUTO_STEP_WORK)
+    except RuntimeError:  # beyond auto's budget (the equal cluster): auto then takes the series
+        assert len(set(nonzero)) < len(nonzero)
+        return
+    assert abs(value[0] - ref[0]) <= err[0] + ref_err
+
+
 def test_against_mpmath_at_30_digits():
     sig = np.array([4.0, 3.0, 2.0, 1.0])
     ref = float(mpmath.log(symcheck.hyp0f1_reference(sig, 4, dps=30)))
