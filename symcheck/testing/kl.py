@@ -38,7 +38,8 @@ import numpy as np
 
 from symcheck._checks import check_callable, check_int
 from symcheck.kl import random_spd
-from symcheck.testing.adapters import call_subject, float_repr_array, gamma, import_line, subject_name
+from symcheck.evidence import gamma
+from symcheck.testing.adapters import call_subject, float_repr_array, import_line, subject_name
 from symcheck.testing.result import CheckResult, group_rows, worst_failure
 
 __all__ = ["assert_kl_gaussian", "check_kl_gaussian", "float64_floor", "kl_gaussian_mp", "kl_gaussian_pairs"]
