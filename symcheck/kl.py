@@ -209,9 +209,10 @@ def _kl_full(delta, S0, S1, return_error):
         cov = float(np.sum(f))
     else:
         L0 = np.linalg.cholesky(S0)
-        trace = float(np.trace(M))
+        A = _solve_lower(L1, L0)
+        trace = float(np.sum(A * A))  # tr(S1⁻¹S0) = ‖L1⁻¹L0‖²_F
         ld1, ld0 = _logdet(L1), _logdet(L0)
-        cov = trace + ld1 - ld0
+        cov = trace - K + ld1 - ld0
     kl = 0.5 * (cov + maha)
     if not return_error:
         return kl, None
@@ -224,26 +225,25 @@ def _kl_full(delta, S0, S1, return_error):
               + 2 * gamma(K) * float(np.abs(w) @ (aL @ np.abs(r)))  # the solve for r (Higham Thm 8.5)
               + 2 * u * float(np.abs(w) @ np.abs(delta))  # δ = m1 − m0 rounded
               + gamma(K) * maha)  # r·r
-    # the two solves for M: |ΔM| ≤ γ_K (|L1⁻¹||X||L1ᵀ||L1⁻ᵀ| + |L1⁻¹||L1||M|), plus u|M| for the symmetrisation
-    dM = gamma(K) * (aLinv @ np.abs(X).T @ aL.T @ aLinv.T + aLinv @ (aL @ np.abs(M_raw))) + u * np.abs(M)
     if eigen:
-        A = np.linalg.solve(np.eye(K) + M, M)  # f'(M) = M(I + M)⁻¹, symmetric
-        e_cov = (u * _abs_sum(Linv.T @ A @ Linv, D)  # D = S0 − S1 rounded: tr(L1⁻ᵀ A L1⁻¹ F)
-                 + gamma(K + 1) * _abs_sum(Linv.T @ (M @ A) @ Linv, LLt)  # E1 moves S0 − S1 by nothing: M²(I + M)⁻¹
-                 + _abs_sum(A, dM)  # the solves: tr(A ΔM)
+        # the two solves for M: |ΔM| ≤ γ_K (|L1⁻¹||X||L1ᵀ||L1⁻ᵀ| + |L1⁻¹||L1||M|), plus u|M| for the symmetrisation
+        dM = gamma(K) * (aLinv @ np.abs(X).T @ aL.T @ aLinv.T + aLinv @ (aL @ np.abs(M_raw))) + u * np.abs(M)
+        fp = np.linalg.solve(np.eye(K) + M, M)  # f'(M) = M(I + M)⁻¹, symmetric
+        e_cov = (u * _abs_sum(Linv.T @ fp @ Linv, D)  # D = S0 − S1 rounded: tr(L1⁻ᵀ f'(M) L1⁻¹ F)
+                 + gamma(K + 1) * _abs_sum(Linv.T @ (M @ fp) @ Linv, LLt)  # E1 moves S0 − S1 by nothing: M²(I + M)⁻¹
+                 + _abs_sum(fp, dM)  # the solves: tr(f'(M) ΔM)
                  + K * u * float(np.max(np.abs(mu))) * float(np.sum(np.abs(mu) / (1.0 + mu)))  # eigvalsh, p(K) = K
                  + (_F_ROUNDING + gamma(K)) * cov)  # x − log1p(x) and the sum
     else:
         L0inv = _solve_lower(L0, np.eye(K))
         aL0 = np.abs(L0)
-        logs = np.abs(np.log(np.diag(L1))).sum() + np.abs(np.log(np.diag(L0))).sum()
-        e_cov = (u * _abs_sum(aLinv.T @ aLinv, D)  # D rounded: tr(L1⁻¹ F L1⁻ᵀ)
-                 + gamma(K + 1) * _abs_sum(Linv.T @ (np.eye(K) - M) @ Linv, LLt)  # E1: tr(S1⁻¹(2S1 − S0)S1⁻¹E1)
-                 + gamma(K + 1) * float(np.sum((np.abs(L0inv) @ aL0) ** 2))  # E0: tr(S0⁻¹E0)
-                 + float(np.trace(dM))  # the solves
-                 + gamma(K) * float(np.sum(np.abs(np.diag(M))))  # the trace's sum
-                 + 2 * (2 * u + gamma(K)) * logs  # logs (≤ 1 ulp) and their sums, doubled
-                 + gamma(3) * (abs(trace) + 2 * logs))  # tr − log|S0| + log|S1|
+        logs = float(np.abs(np.log(np.diag(L1))).sum() + np.abs(np.log(np.diag(L0))).sum())
+        e_cov = (gamma(K + 1) * _abs_sum(Linv.T @ Linv - L0inv.T @ L0inv, aL0 @ aL0.T)  # E0: tr((S1⁻¹ − S0⁻¹)E0)
+                 + gamma(K + 1) * _abs_sum(Linv.T @ M @ Linv, LLt)  # E1: tr(S1⁻¹S0S1⁻¹E1) − tr(S1⁻¹E1)
+                 + 2 * gamma(K) * _abs_sum(A, aLinv @ (aL @ np.abs(A)))  # the solve L1⁻¹L0
+                 + gamma(K * K) * trace  # its squares and their sum
+                 + 2 * (2 * u + gamma(K)) * logs  # the logarithms (≤ 1 ulp) and their sums
+                 + gamma(4) * (trace + maha + K + 2 * logs))  # ‖L1⁻¹L0‖² + maha − K + log|S1| − log|S0|
     return kl, 2.0 * (0.5 * (e_cov + e_maha) + u * abs(kl))
 
 
