@@ -7,7 +7,10 @@ inverse, no determinant that could overflow):
 multivariate Gaussians
     KL[N(m₀, S₀) ‖ N(m₁, S₁)] = ½ ( tr(S₁⁻¹S₀) + (m₁−m₀)ᵀS₁⁻¹(m₁−m₀) − K + log|S₁| − log|S₀| ),
     with tr(S₁⁻¹S₀) = ‖L₁⁻¹L₀‖²_F and (m₁−m₀)ᵀS₁⁻¹(m₁−m₀) = ‖L₁⁻¹(m₁−m₀)‖² for S = LLᵀ.
-    :func:`kl_gaussian` takes full covariances or 1-D diagonal variances for either side.
+    Near S₀ = S₁ this is a small difference of O(K) terms, so :func:`kl_gaussian` evaluates it
+    there as ½ Σ (μᵢ − log1p μᵢ) + ½‖L₁⁻¹(m₁−m₀)‖², μ the eigenvalues of L₁⁻¹(S₀ − S₁)L₁⁻ᵀ
+    (relative accuracy), and returns a first-order error bound on request. It takes full
+    covariances or 1-D diagonal variances for either side.
 matrix-variate Gaussians
     MN(M, U, V) for n × p matrices is N(vec M, V ⊗ U) with vec column-major (Fortran order),
     U (n × n) the row covariance and V (p × p) the column covariance. The closed form
