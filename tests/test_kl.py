@@ -163,7 +163,7 @@ def test_kl_gaussian_invariant_under_joint_affine_map(args):
 # References: `symcheck.testing.kl` (mpmath LU at 50 digits for d ≤ 60, exact eigenbases for
 # d ≥ 64), on the exact float64 inputs. The figure of `kl_gaussian(..., return_error=True)` must
 # be at least the true error on every pair; measured on seeds 0-4 and the extra pairs below, the
-# largest true/figure was 0.3 (d = 1): halving the figure is therefore not a bug these references
+# largest true/figure was 0.20 (d = 1): halving the figure is therefore not a bug these references
 # can see, a tenth of it is.
 
 FIGURE_SEEDS = range(5)
