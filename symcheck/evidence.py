@@ -27,6 +27,7 @@ __all__ = [
     "erratum_from_rows",
     "error_in_ulps",
     "evidence_from_rows",
+    "gamma",
     "z_for_alpha",
 ]
 
@@ -109,6 +110,12 @@ EPS = np.finfo(float).eps
 #: relative error ~ cond·EPS), by the condition number. It allows for rounding only: truncation,
 #: quadrature and Monte Carlo errors are added separately.
 ROUNDING = 64 * EPS
+
+
+def gamma(n: int) -> float:
+    """Higham's γₙ = n·u/(1 − n·u), u = 2⁻⁵³: the relative error bound of an n-term float64 product or sum
+    (Higham 2002, Lemma 3.1)."""
+    return n * (EPS / 2) / (1.0 - n * (EPS / 2))
 
 
 def error_in_ulps(error, reference) -> float:

@@ -291,6 +291,7 @@ BOOL_FLAGS = [
     (log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_error"),
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
+    (kl_gaussian, {"m0": np.zeros(2), "S0": np.eye(2), "m1": np.ones(2), "S1": np.ones(2)}, "return_error"),
 ]
 
 

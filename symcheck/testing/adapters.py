@@ -24,18 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symcheck.evidence import gamma
 from symcheck.haar import haar_orthogonal
 
-__all__ = ["MatrixInputs", "Outcome", "call_subject", "describe_exception", "gamma", "import_line",
+__all__ = ["MatrixInputs", "Outcome", "call_subject", "describe_exception", "import_line",
            "matrix_inputs", "subject_name", "to_float_array", "to_real_array"]
-
-_U = float(np.finfo(float).eps) / 2  # unit roundoff of float64
-
-
-def gamma(n: int) -> float:
-    """Higham's γₙ = n·u/(1 − n·u), u = 2⁻⁵³: the relative error bound of an n-term float64 product or sum
-    (Higham 2002, Lemma 3.1)."""
-    return n * _U / (1.0 - n * _U)
 
 
 def subject_name(fn) -> str:

@@ -23,8 +23,9 @@ cannot avoid: the first-order change of the KL when each covariance moves by the
 of its Cholesky factorisation, |E| ≤ γ_{d+1}|L||Lᵀ| (Higham 2002, Thm 10.3), plus the rounding of
 δ and of the result (`float64_floor`). Near-identical pairs have almost no floor (the KL is
 stationary where S0 = S1), so the textbook sum of O(d) terms, whose rounding error is about d·ε,
-fails there at the default rtol: an evaluation through S1⁻¹(S0 − S1) and log1p passes. A user
-who accepts the textbook formula's absolute accuracy says so with atol (about d·1e-15).
+fails there at the default rtol: an evaluation through S1⁻¹(S0 − S1) and log1p passes (as
+`symcheck.kl.kl_gaussian` does). A user who accepts the textbook formula's absolute accuracy says
+so with atol (about d·1e-15).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ import numpy as np
 
 from symcheck._checks import check_callable, check_int
 from symcheck.kl import random_spd
-from symcheck.testing.adapters import call_subject, float_repr_array, gamma, import_line, subject_name
+from symcheck.evidence import gamma
+from symcheck.testing.adapters import call_subject, float_repr_array, import_line, subject_name
 from symcheck.testing.result import CheckResult, group_rows, worst_failure
 
 __all__ = ["assert_kl_gaussian", "check_kl_gaussian", "float64_floor", "kl_gaussian_mp", "kl_gaussian_pairs"]

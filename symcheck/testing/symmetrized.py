@@ -45,7 +45,8 @@ from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1 import log_hyp0f1
 from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning
 from symcheck.orthogonal import _singular_values, moore_r, orthogonal_logpdf
-from symcheck.testing.adapters import call_subject, float_repr_array, gamma, import_line, subject_name
+from symcheck.evidence import gamma
+from symcheck.testing.adapters import call_subject, float_repr_array, import_line, subject_name
 from symcheck.testing.result import CheckResult, group_rows, worst_failure
 
 __all__ = ["ESTIMATORS", "GROUPS", "N_REFERENCE", "QUANTITIES", "Z_MC", "assert_symmetrized_kl",
