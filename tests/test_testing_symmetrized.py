@@ -226,12 +226,15 @@ def perm_logq_symcheck(z, mean, var, blocks):
 
 
 def perm_mc(seed, logq=perm_logq, n=4000):
-    """A plain Monte Carlo KL estimator E_q*[log q*(z) − log q̃(z)] with its sample SE."""
+    """A plain Monte Carlo KL estimator E_q*[log q*(z) − log q̃(z)] with its sample SE (draws in chunks of 10⁴)."""
     rng = np.random.default_rng(seed)
 
     def estimate(mean, var, blocks):
-        z = mean + np.sqrt(var) * rng.standard_normal((n, mean.size))
-        vals = gaussian_logpdf(z, mean, var) - logq(z, mean, var, blocks)
+        vals = []
+        for size in [10_000] * (n // 10_000) + [n % 10_000]:
+            z = mean + np.sqrt(var) * rng.standard_normal((size, mean.size))
+            vals.append(gaussian_logpdf(z, mean, var) - logq(z, mean, var, blocks))
+        vals = np.concatenate(vals)
         return vals.mean(), vals.std(ddof=1) / math.sqrt(n)
     return estimate
 
@@ -247,14 +250,20 @@ def test_permutation_log_qtilde_by_two_routes_passes(seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_permutation_mc_kl_passes(seed):
+    """A plain estimator in MLP terms, and symcheck's `symmetrization_gap` (the permanent route)."""
     result = check_symmetrized_kl(perm_mc(2000 + seed), estimator="mc", seed=seed, **PERM)
+    assert result, result.table()
+    rng = np.random.default_rng(2100 + seed)
+    own = lambda m, v, b: symmetrization_gap(m, v, MLPPermutation(mlp_sizes(m, b)), rng, 4000)  # noqa: E731
+    result = check_symmetrized_kl(own, estimator="mc", seed=seed, **PERM)
     assert result, result.table()
 
 
 def test_permutation_exact_kl_is_judged_within_the_reference_se():
-    """An 'exact' subject (symcheck's Monte Carlo gap over 10⁵ draws) passes at 4.5·SE_ref; 0.05 off fails."""
-    def kl(mean, var, blocks):
-        return symmetrization_gap(mean, var, MLPPermutation(mlp_sizes(mean, blocks)), 11, 100_000)[0]
+    """An 'exact' subject (a plain Monte Carlo mean over 10⁵ draws, SE 0.5–1.1 SE_ref) passes at 4.5·SE_ref;
+    0.05 off (≥ 2.5 times the largest 4.5·SE_ref) fails every family."""
+    plain = perm_mc(11, n=100_000)
+    kl = lambda m, v, b: plain(m, v, b)[0]  # noqa: E731
     result = check_symmetrized_kl(kl, **PERM)
     assert result, result.table()
     assert "4.5·SE_ref" in result.criterion
@@ -303,7 +312,7 @@ def test_permutation_kl_reference_meets_its_limits():
         for a in coincide:
             a[blocks] = a[blocks[0]]
         ref, err, se = symmetrized._permutation_kl_reference(*coincide, blocks, rng, 20_000)
-        assert abs(ref) <= err + 4.5 * se and err < 1e-12, (ref, err, se)
+        assert abs(ref) <= err + 4.5 * se and err < 1e-10, (ref, err, se)
         log_order = math.lgamma(layout[1] + 1)
         far = symmetrized._permutation_base(layout, "separated", 400.0, rng)
         ref, err, se = symmetrized._permutation_kl_reference(*far, rng, 20_000)

@@ -51,6 +51,7 @@ stop at s = 5 (and s ≤ 2.25 for O(1)).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -289,15 +290,15 @@ def _unit_log_terms(z, mean, var, blocks):
     perms = _unit_permutations(blocks.shape[0])
     fixed = np.setdiff1d(np.arange(mean.size), blocks)
     mu, v, zu = mean[blocks], var[blocks], z[:, blocks]
-    quad = (zu[:, None, :, :] - mu[None, :, None, :]) ** 2 / v[None, :, None, :]  # (N, i, j, c)
-    logv = np.log(2 * math.pi * v)[None, :, None, :]
-    A = -0.5 * np.sum(quad + logv, axis=-1)
-    A_abs = 0.5 * np.sum(quad + np.abs(logv) + 1.0, axis=-1)
+    logv = np.log(2 * math.pi * v)
+    A = -0.5 * np.sum((zu[:, None, :, :] - mu[None, :, None, :]) ** 2 / v[None, :, None, :] + logv[None, :, None, :],
+                      axis=-1)  # (N, i, j)
     qf, lf = (z[:, fixed] - mean[fixed]) ** 2 / var[fixed], np.log(2 * math.pi * var[fixed])
     F, F_abs = -0.5 * np.sum(qf + lf, axis=-1), 0.5 * np.sum(qf + np.abs(lf) + 1.0, axis=-1)
-    rows = np.arange(blocks.shape[0])
-    L = F[:, None] + np.sum(A[:, rows, perms], axis=-1)
-    size = F_abs + np.max(np.sum(A_abs[:, rows, perms], axis=-1), axis=-1)
+    L = F[:, None] + np.sum(A[:, np.arange(blocks.shape[0]), perms], axis=-1)
+    # ½Σ_c(q + |log 2πv| + 1) over the unit blocks of τ·z is −(L_τ − F) + ½Σ_c(|log 2πv| − log 2πv + 1), largest at
+    # the smallest L_τ
+    size = F_abs - np.min(L, axis=1) + F + 0.5 * float(np.sum(np.abs(logv) - logv + 1.0))
     return L, 2 * gamma(mean.size + 6) * size  # factor 2: the float64 evaluation of `size` itself
 
 
@@ -348,7 +349,7 @@ def _permutation_kl_reference(mean, var, blocks, rng, n_reference: int) -> tuple
         r, L, err = _permutation_r(z, mean, var, blocks)
         return r, L, (L[:, 1:] - L[:, :1]) - (EL[1:] - EL[0]), err
 
-    r0, _, c0, _ = sample(max(n_reference // 4, 100))
+    r0, _, c0, _ = sample(max(n_reference // 10, 100))
     beta = np.linalg.lstsq(c0 - c0.mean(axis=0), r0 - r0.mean(), rcond=None)[0]
     r, L, c, err = sample(n_reference)
     adjusted = r - c @ beta
@@ -360,23 +361,27 @@ def _permutation_kl_reference(mean, var, blocks, rng, n_reference: int) -> tuple
     return float(estimate), float(np.mean(per_draw) + gamma(n_reference) * np.mean(np.abs(adjusted))), float(se)
 
 
-def _permutation_cases(quantity: str, seed: int, n_reference: int) -> list[_Case]:
-    rng = np.random.default_rng(seed)
+@functools.lru_cache(maxsize=8)
+def _permutation_cases(quantity: str, seed: int, n_reference: int) -> tuple[_Case, ...]:
+    """The families' inputs and references; the bases come from their own stream of `seed`, so they are
+    the same for every quantity and `n_reference`. Cached: checking several subjects at one seed computes
+    the Monte Carlo references once (the subject gets copies of the inputs, `call_subject`)."""
+    rng, draws = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     cases = []
     for (d0, n, d2), kind, target in PERMUTATION_FAMILIES:
         mean, var, blocks = _permutation_base((d0, n, d2), kind, target, rng)
         family = f"n={n} (MLP {d0}-{n}-{d2}, D={mean.size}), {kind}, δ²={target:g}"
         if quantity == "kl":
-            ref, err, se = _permutation_kl_reference(mean, var, blocks, rng, n_reference)
+            ref, err, se = _permutation_kl_reference(mean, var, blocks, draws, n_reference)
             cases.append(_Case(family, (mean, var, blocks), np.array(ref), np.array(err), se))
             continue
-        z = mean + np.sqrt(var) * rng.standard_normal((POINTS, mean.size))
-        for row, tau in zip(z, _unit_permutations(n)[rng.integers(0, math.factorial(n), POINTS)]):
+        z = mean + np.sqrt(var) * draws.standard_normal((POINTS, mean.size))
+        for row, tau in zip(z, _unit_permutations(n)[draws.integers(0, math.factorial(n), POINTS)]):
             row[blocks] = row[blocks[tau]].copy()  # a point of q̃: a draw of q* with its units permuted
         ref = _permutation_logq_mp(z, mean, var, blocks)
         cases.append(_Case(family, (z, mean, var, blocks), np.array(ref, dtype=object),
                            np.array([1e-25 * (1 + abs(float(r))) for r in ref])))
-    return cases
+    return tuple(cases)
 
 
 # ----- the checker ----------------------------------------------------------------------------------
