@@ -306,8 +306,8 @@ def _unit_log_terms(z, mean, var, blocks):
     qf, lf = (z[:, fixed] - mean[fixed]) ** 2 / var[fixed], np.log(2 * math.pi * var[fixed])
     F, F_abs = -0.5 * np.sum(qf + lf, axis=-1), 0.5 * np.sum(qf + np.abs(lf) + 1.0, axis=-1)
     L = F[:, None] + np.sum(A[:, np.arange(blocks.shape[0]), perms], axis=-1)
-    # ½Σ_c(q + |log 2πv| + 1) over the unit blocks of τ·z is −(L_τ − F) + ½Σ_c(|log 2πv| − log 2πv + 1), largest at
-    # the smallest L_τ
+    # ½Σ_c(q + |log 2πv| + 1) over the unit blocks of τ·z is −(L_τ − F) + ½Σ_c(|log 2πv| − log 2πv + 1),
+    # largest at the smallest L_τ
     size = F_abs - np.min(L, axis=1) + F + 0.5 * float(np.sum(np.abs(logv) - logv + 1.0))
     return L, 2 * gamma(mean.size + 6) * size  # factor 2: the float64 evaluation of `size` itself
 
@@ -515,9 +515,9 @@ def check_symmetrized_kl(fn, *, group: str = "signflip", quantity: str = "kl", e
         source = (f"whole-point sign flip, references by mpmath at {DPS} digits (KL: log 2 + E log σ(2t), "
                   "t ~ N(s, s), by quadrature)")
     elif group == "permutation":
-        source = (f"all n! hidden-unit permutations (blocks), references brute force over the n! elements: log q̃ by "
-                  f"mpmath at {DPS} digits" + (f"; KL by Monte Carlo over {n_reference} draws with control variates "
-                                               "and a bounded float64 log-sum-exp" if quantity == "kl" else ""))
+        source = "all n! hidden-unit permutations (blocks), references summing over the n! elements: " + (
+            f"KL by Monte Carlo over {n_reference} draws z ~ q* with control variates, log q̃ by a max-shifted float64 "
+            "log-sum-exp with a derived rounding bound" if quantity == "kl" else f"log q̃ by mpmath at {DPS} digits")
     else:
         source = ("O(k) on N×k matrices, isotropic base N(M, cI), corrected App. A (B = MᵀX/c); references "
                   "from symcheck.orthogonal with the ₀F₁ error figure" + (
