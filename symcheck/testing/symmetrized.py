@@ -516,8 +516,8 @@ def check_symmetrized_kl(fn, *, group: str = "signflip", quantity: str = "kl", e
                   "t ~ N(s, s), by quadrature)")
     elif group == "permutation":
         source = "all n! hidden-unit permutations (blocks), references summing over the n! elements: " + (
-            f"KL by Monte Carlo over {n_reference} draws z ~ q* with control variates, log q̃ by a max-shifted float64 "
-            "log-sum-exp with a derived rounding bound" if quantity == "kl" else f"log q̃ by mpmath at {DPS} digits")
+            f"KL by Monte Carlo over {n_reference} draws z ~ q* with control variates, log q̃ by a max-shifted "
+            "float64 log-sum-exp with a derived rounding bound" if quantity == "kl" else f"log q̃ by mpmath at {DPS} digits")
     else:
         source = ("O(k) on N×k matrices, isotropic base N(M, cI), corrected App. A (B = MᵀX/c); references "
                   "from symcheck.orthogonal with the ₀F₁ error figure" + (
