@@ -19,7 +19,11 @@ from symcheck.testing.subject import load_subject
 SCRIPT = shutil.which("symcheck")
 
 USER_MODULE = textwrap.dedent('''
+    import itertools
+    import math
+
     import numpy as np
+    from scipy.special import logsumexp
 
     NOT_CALLABLE = 3
 
@@ -31,6 +35,20 @@ USER_MODULE = textwrap.dedent('''
         from symcheck.gaussian import gaussian_logpdf
         from symcheck.orthogonal import moore_r
         return gaussian_logpdf(X, M, np.full(M.shape, c)) - moore_r(X, M, c, form="printed")
+
+    def _unit_logs(z, mean, var, blocks):  # log q*(tau.z) for every permutation tau of the units
+        logs = []
+        for tau in itertools.permutations(range(len(blocks))):
+            src = np.arange(mean.size)
+            src[blocks] = blocks[list(tau)]
+            logs.append(-0.5 * np.sum((z[:, src] - mean) ** 2 / var + np.log(2 * np.pi * var), axis=1))
+        return np.stack(logs, axis=1)
+
+    def perm_logq(z, mean, var, blocks):
+        return logsumexp(_unit_logs(z, mean, var, blocks), axis=1) - math.lgamma(len(blocks) + 1)
+
+    def perm_logq_over_n(z, mean, var, blocks):  # the mixture divided by n, not n!
+        return logsumexp(_unit_logs(z, mean, var, blocks), axis=1) - math.log(len(blocks))
 ''')
 
 
@@ -102,7 +120,19 @@ def test_the_group_option_offers_the_orthogonal_group(capsys):
         main(["verify", "symmetrized_kl", "--help"])
     out = capsys.readouterr().out
     assert all(flag in out for flag in ("--group", "--quantity", "--estimator", "--max-k", "--n-reference"))
-    assert "orthogonal" in out
+    assert "orthogonal" in out and "permutation" in out
+
+
+def test_the_permutation_group_from_the_command_line(user_dir, monkeypatch, capsys):
+    """In-process, as `symcheck verify symmetrized_kl usermod:perm_logq --group permutation --quantity log_qtilde`."""
+    monkeypatch.chdir(user_dir)
+    monkeypatch.syspath_prepend(str(user_dir))
+    options = ["--group", "permutation", "--quantity", "log_qtilde", "--rtol", "1e-12"]
+    assert main(["verify", "symmetrized_kl", "usermod:perm_logq", *options]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert main(["verify", "symmetrized_kl", "usermod:perm_logq_over_n", *options]) == 1  # n = n! only for n = 2
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "print(fn(z, mean, var, blocks))" in out
 
 
 def test_a_missing_required_option_is_a_usage_error(capsys):
@@ -113,7 +143,7 @@ def test_a_missing_required_option_is_a_usage_error(capsys):
 
 def test_a_bad_option_value_is_a_usage_error_naming_it(capsys):
     with pytest.raises(SystemExit) as done:
-        main(["verify", "symmetrized_kl", "symcheck.signflip_exact:signflip_gap_1d", "--group", "permutation"])
+        main(["verify", "symmetrized_kl", "symcheck.signflip_exact:signflip_gap_1d", "--group", "cyclic"])
     assert done.value.code == 2 and "group" in capsys.readouterr().err
 
 

@@ -41,7 +41,7 @@ KINDS = {k.name: k for k in [
          "KL[N(m0, S0) || N(m1, S1)]: fn(m0, S0, m1, S1)"),
     Kind("symmetrized_kl", "symcheck.testing.symmetrized:check_symmetrized_kl",
          "KL[q* || q~] (or log q~, Moore's r): sign flip fn(mean, var); O(k) on N x k matrices fn(M, c) "
-         "(--group orthogonal)"),
+         "(--group orthogonal); hidden-unit permutations fn(mean, var, blocks) (--group permutation)"),
 ]}
 
 #: Command-line options a checker may take: keyword → (argparse type or "flag", help).
@@ -56,12 +56,13 @@ OPTIONS: dict[str, tuple] = {
     "batched": ("flag", "the subject takes a batch (rows) instead of one input at a time"),
     "signature": (str, "how the subject is called: 'sigma, k' (singular values) or 'matrix' (fn(A))"),
     "form": (str, "which form the subject implements (see the checker's documentation)"),
-    "group": (str, "symmetry group: signflip (z -> -z) or orthogonal (O(k) on the columns of N x k matrices, "
-                   "isotropic base N(M, cI))"),
-    "quantity": (str, "what the subject computes: kl, log_qtilde (fn(z, mean, var) or fn(X, M, c), one value per "
-                      "point) or r (Moore's r_theta, orthogonal group)"),
+    "group": (str, "symmetry group: signflip (z -> -z), orthogonal (O(k) on the columns of N x k matrices, "
+                   "isotropic base N(M, cI)) or permutation (all n! permutations of the hidden units of a "
+                   "one-hidden-layer MLP; blocks[j] = the coordinates of unit j)"),
+    "quantity": (str, "what the subject computes: kl, log_qtilde (fn(z, mean, var), fn(X, M, c) or "
+                      "fn(z, mean, var, blocks), one value per point) or r (Moore's r_theta, orthogonal group)"),
     "estimator": (str, "exact (a number) or mc (estimate, standard error)"),
-    "n_reference": (int, "draws of the Monte Carlo reference (O(k) KL, k >= 2)"),
+    "n_reference": (int, "draws of the Monte Carlo reference (O(k) KL, k >= 2; permutation KL)"),
     "max_k": (int, "largest k of the inputs used"),
     "max_sigma": (float, "largest singular value of the reference inputs used"),
     "regions": (str, "only the inputs in this region, e.g. 'k<=5, sigma<=100' or 'shape=equal'"),
