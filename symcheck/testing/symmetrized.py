@@ -18,7 +18,7 @@ term r_θ of Moore's KL estimator) for two groups:
 - `group="permutation"`: all n! permutations τ of n hidden units, q̃(z) = (1/n!) Σ_τ q*(τ·z),
   q* = N(μ, diag(v)) on the flat parameters z ∈ R^D of a one-hidden-layer MLP (d₀, n, d₂) in
   `symcheck.mlp.unpack_mlp` order; unit j's incoming weights W₁[j, :], bias b₁[j] and outgoing
-  weights W₂[:, j] move together (Gelberg Def. 2.1; Kurle et al. 2022). The subject receives the
+  weights W₂[:, j] move together (Gelberg Def. 2.1). The subject receives the
   group as `blocks`, an integer array (n, p): row j lists the coordinates of unit j,
   (τ·z)[blocks[i]] = z[blocks[τ(i)]], coordinates in no row (the output biases) stay. log q̃: the
   n! terms written out coordinate by coordinate in mpmath at 30 digits (n ≤ 4, D ≤ 30). KL (no
