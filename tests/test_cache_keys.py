@@ -120,7 +120,12 @@ BASE = {
         ''',
     "unrelated.py": '''
         """Imported by the package, used by nothing that the sweep reaches."""
+        import types
+
         LIMIT = 3
+        STAMP = float(abs(-3))
+        SETTINGS = types.SimpleNamespace(dps=15)
+        SETTINGS.dps = 30
 
 
         def g(x):
@@ -144,6 +149,7 @@ REACHED = {
     "module imported in the body": ("extra.py", "return 2 * x", "return 3 * x"),
     "module-level statement of a module the package imports": ("unrelated.py", "LIMIT = 3\n",
                                                                "LIMIT = 3\nprint(LIMIT)\n"),
+    "a setting of a module the package imports": ("unrelated.py", "SETTINGS.dps = 30", "SETTINGS.dps = 40"),
 }
 
 #: Edits of code the sweep cannot reach: each must leave the key as it was.
@@ -153,6 +159,8 @@ UNREACHED = {
     "function of an imported module": ("other.py", "return -x", "return -2 * x"),
     "function of a module the package imports": ("unrelated.py", "return x * LIMIT", "return x + LIMIT"),
     "comments and docstrings elsewhere": ("core.py", '"""A sweep and what it reaches."""', "# a comment"),
+    "a computed constant of a module the package imports": ("unrelated.py", "STAMP = float(abs(-3))",
+                                                            "STAMP = float(abs(-4))"),
     "a new function": ("core.py", "def not_reached(x):", "def brand_new(x):\n    return x\n\n\ndef not_reached(x):"),
 }
 

@@ -52,10 +52,13 @@ Each object found is followed in turn:
 
 Every key also holds, for every module of ours in the import closure of the sweep function's
 module (importing runs them), the module-level statements other than function and class
-definitions, imports, the docstring and assignments to plain names whose right-hand side calls
-nothing: registrations, settings (`mp.dps = 30`), `if`/`try` blocks and assignments that call
-something (compared as syntax trees: comments and blank lines do not count). Editing one of those
-reruns every sweep whose module imports it.
+definitions, imports, the docstring and assignments to plain names: registrations, settings
+(`mp.dps = 30`), assignments to attributes and items, `if`/`try` blocks (compared as syntax
+trees: comments and blank lines do not count). Editing one of those reruns every sweep whose module
+imports it. An assignment to a plain name (`_TINY = float(np.finfo(float).tiny)`) is left out of
+this part: its value reaches a sweep only through code that reads the name, and then the walk
+counts the assignment (above); so a computed constant of the ₀F₁ kernels does not rerun the digits
+MLPs, which import but never read it.
 
 What is not tracked
 -------------------
@@ -64,6 +67,9 @@ What is not tracked
   code does not name;
 * contents that a list, dict or set receives at run time (only its definition and the code it
   holds count), and the run-time state of other libraries' objects;
+* a side effect of a call on the right-hand side of a module-level assignment to a plain name
+  (`_old = np.seterr(all="ignore")` in a module no sweep reads from): such a call is written as a
+  statement of its own in this package;
 * files read from paths built at run time outside the package folder of the reading module,
   environment variables, the machine and the BLAS build;
 * code of other libraries beyond their version number.
@@ -163,12 +169,10 @@ def _module_statements(path: Path) -> list[ast.stmt]:
             continue
         if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            if all(isinstance(t, ast.Name) for t in targets) and \
-                    (value is None or not any(isinstance(n, ast.Call) for n in ast.walk(value))):
-                continue
+            if all(isinstance(t, ast.Name) for t in targets):
+                continue  # a value reaches a sweep only through code that reads its name, which the walk follows
         kept.append(node)
     return kept
 
