@@ -259,19 +259,19 @@ def _permuted_logq(a0, mu, inv_sd, omega, eps, perms):
     S, J, d = perms.shape
     p = mu.shape[1]
     out = np.empty((S, J))
+    acc = np.empty(p)  # one partial sum per unit coordinate: independent additions, which the compiler can vectorise
     for s in range(S):
         base = 0.0
         for i in range(d):
             for c in range(p):
                 base += eps[s, i, c] ** 2
         for j in range(J):
-            acc = 0.0
+            acc[:] = 0.0
             for i in range(d):
-                t = perms[s, j, i]
+                om, m_t, is_t = omega[s, i], mu[perms[s, j, i]], inv_sd[perms[s, j, i]]
                 for c in range(p):
-                    v = (omega[s, i, c] - mu[t, c]) * inv_sd[t, c]
-                    acc += v * v
-            out[s, j] = a0[s] - 0.5 * (acc - base)
+                    acc[c] += ((om[c] - m_t[c]) * is_t[c]) ** 2
+            out[s, j] = a0[s] - 0.5 * (acc.sum() - base)
     return out
 
 
@@ -316,20 +316,24 @@ def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     p = mu.shape[1]
     inv_var = inv_sd**2
     at_t, at_i = np.zeros((2, d, p)), np.zeros((2, d, p))  # the terms at τ(i) and at i
+    r_sum = np.empty((d, p))  # Σ_j r at unit i of draw s; the σε factor is common to the j
     for s in range(S):
+        r_sum[:] = 0.0
         for j in range(J):
             wj = w[s, j + 1]
             for i in range(d):
                 t = perms[s, j, i]
-                om, se, m_t, iv_t = omega[s, i], sd_eps[s, i], mu[t], inv_var[t]
-                mu_t, ps_t, mu_i, ps_i = at_t[0, t], at_t[1, t], at_i[0, i], at_i[1, i]
+                om, m_t, iv_t, mu_t, ps_t, r_i = omega[s, i], mu[t], inv_var[t], at_t[0, t], at_t[1, t], r_sum[i]
                 for c in range(p):
                     dev = om[c] - m_t[c]
                     r = wj * dev * iv_t[c]
                     mu_t[c] += r
-                    mu_i[c] += r
                     ps_t[c] += r * dev
-                    ps_i[c] += r * se[c]
+                    r_i[c] += r
+        for i in range(d):
+            for c in range(p):
+                at_i[0, i, c] += r_sum[i, c]
+                at_i[1, i, c] += r_sum[i, c] * sd_eps[s, i, c]
     out = np.zeros((2, dim))
     for k in range(2):
         for i in range(d):
