@@ -2,15 +2,17 @@
 
 Independent routes: the network's log likelihood against :func:`symcheck.mlp.mlp_forward`
 with SciPy's log-softmax; every hand-written gradient against central finite differences at
-fixed noise, the whole objective and the Numba likelihood kernel's per-draw gradient (tolerance: the
-Richardson estimate |g_h − g_2h| of the truncation error plus 2·tol_f/h for rounding, as
-:func:`symcheck.certify.minimiser_radius`); Ĥ^K against
+fixed noise, the whole objective and the Numba likelihood kernel's per-draw gradient
+(tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus 2·tol_f/h for
+rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
 :func:`symcheck.symmetrize.entropy_infonce` given the same draws (its permutations act through
 :meth:`symcheck.groups.MLPPermutation.act`, not through this module's unit blocks); Adam's first
 step against its closed form and several steps against a NumPy transcription of Kingma & Ba's
-Alg. 1; the kernels run as plain Python (NUMBA_DISABLE_JIT=1) against the JIT; the WLS slope against :func:`numpy.polyfit`. Planted errors (the
-identity term dropped from Ĥ^K, a flipped sign in its gradient, a wrong likelihood gradient, a wrong
-W₁ block from the likelihood kernel, Adam without bias correction) must be caught. Everything runs on synthetic data: scikit-learn is not needed.
+Alg. 1; the kernels run as plain Python (NUMBA_DISABLE_JIT=1) against the JIT; the WLS slope
+against :func:`numpy.polyfit`. Planted errors (the identity term dropped from Ĥ^K, a flipped sign
+in its gradient, a wrong likelihood gradient, a wrong W₁ block from the likelihood kernel, Adam
+without bias correction) must be caught. Everything runs on synthetic data: scikit-learn is not
+needed.
 """
 
 from __future__ import annotations

@@ -22,7 +22,10 @@ Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
 :func:`objective`; Ĥ^K and its gradient by Numba kernels over the hidden units' parameter blocks,
 :func:`unit_blocks`, O(K·D) per draw) and checked against finite differences in ``tests/test_gelberg_digits.py``;
 the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
-batch 100. :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
+batch 100. A training step is a few Numba kernels (likelihood back-propagation, the reparameterised
+gradient with the prior, Ĥ^K, Adam), since at batch 100 and width ≤ 30 NumPy's per-call overhead
+would dominate; the matrix products and tanh stay with BLAS and NumPy's vectorised tanh.
+:func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
 """
 
 from __future__ import annotations
@@ -113,7 +116,10 @@ def load_data(name: str, replicate: int) -> dict:
 
 
 def _hidden_units(x, omega, layer_sizes):
-    """Hidden activations tanh(W₁x + b₁) for S weight draws ``omega`` (S, D), shape ``(n, S, d_1)``, by one matrix product."""
+    """Hidden activations tanh(W₁x + b₁) for S weight draws ``omega`` (S, D), shape ``(n, S, d_1)``.
+
+    One matrix product for all draws and NumPy's vectorised tanh.
+    """
     S, (d0, d1) = omega.shape[0], layer_sizes[:2]
     A = (x @ omega[:, :d1 * d0].reshape(S * d1, d0).T).reshape(x.shape[0], S, d1)
     A += omega[:, d1 * d0 + d1 * layer_sizes[2]: d1 * (d0 + 1 + layer_sizes[2])]
@@ -228,7 +234,10 @@ def _with_identity(a0, a_perm):
 
 @njit(cache=True, error_model="numpy")
 def _unit_form(mean, sd, eps, blocks):
-    """μ, 1/σ (shape ``(d, p)``), ω_s = μ + σ⊙ε_s, σ⊙ε_s and ε_s (shape ``(S, d, p)``) on the hidden units' coordinates ``blocks``."""
+    """μ, 1/σ (shape ``(d, p)``), ω_s = μ + σ⊙ε_s, σ⊙ε_s and ε_s (shape ``(S, d, p)``) on the coordinates ``blocks``.
+
+    ``blocks``: :func:`unit_blocks`, the hidden units' parameters.
+    """
     d, p = blocks.shape
     S = eps.shape[0]
     mu, inv_sd = np.empty((d, p)), np.empty((d, p))
@@ -488,7 +497,7 @@ class Adam:
 
 @njit(cache=True, error_model="numpy")
 def _adam_kernel(params, grad, m, v, lr, beta1, beta2, eps, corr1, corr2):
-    """One Adam ascent step (Kingma & Ba, Alg. 1): updates the moments ``m``, ``v`` in place, returns the new parameters.
+    """One Adam ascent step (Kingma & Ba, Alg. 1): moments ``m``, ``v`` updated in place, new parameters returned.
 
     m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², θ ← θ + lr·m̂/(√v̂ + ε) with m̂ = m/``corr1``,
     v̂ = v/``corr2`` (``corr`` = 1 − β^t, the bias corrections).
