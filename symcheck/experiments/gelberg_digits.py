@@ -193,10 +193,10 @@ def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
         ∂ll/∂ω by back-propagation: ∂/∂F = onehot(y) − softmax(F) for the logits F = H W₂ᵀ + b₂,
         H = tanh(A), A = X W₁ᵀ + b₁, ∂/∂A = (∂/∂F W₂)(1 − H²) (:func:`_likelihood_kernel`).
     """
-    omega = np.ascontiguousarray(omega, dtype=np.float64)
+    omega, x = np.ascontiguousarray(omega, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64)
     ll = np.empty(omega.shape[0])
     g = np.zeros(omega.shape if grad else (0, omega.shape[1]))
-    _likelihood_kernel(omega, x, y, _hidden_units(x, omega, layer_sizes), ll, g)
+    _likelihood_kernel(omega, x, np.asarray(y, dtype=np.intp), _hidden_units(x, omega, layer_sizes), ll, g)
     return (ll, g) if grad else ll
 
 
@@ -268,7 +268,7 @@ def _permuted_logq(a0, mu, inv_sd, omega, eps, perms):
     S, J, d = perms.shape
     p = mu.shape[1]
     out = np.empty((S, J))
-    acc = np.empty(p)  # one partial sum per unit coordinate: independent additions, which the compiler can vectorise
+    acc = np.empty(p)  # one partial sum per unit coordinate: no serial chain through one accumulator
     for s in range(S):
         base = 0.0
         for i in range(d):
@@ -491,6 +491,7 @@ class Adam:
         if self.m is None:
             self.m, self.v = np.zeros_like(grad), np.zeros_like(grad)
         self.t += 1
+        params, grad = np.ascontiguousarray(params, dtype=np.float64), np.ascontiguousarray(grad, dtype=np.float64)
         return _adam_kernel(params, grad, self.m, self.v, self.lr, self.beta1, self.beta2, self.eps,
                             1 - self.beta1**self.t, 1 - self.beta2**self.t)
 
