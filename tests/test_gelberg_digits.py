@@ -2,19 +2,25 @@
 
 Independent routes: the network's log likelihood against :func:`symcheck.mlp.mlp_forward`
 with SciPy's log-softmax; every hand-written gradient against central finite differences at
-fixed noise (tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus
-2·tol_f/h for rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
+fixed noise, the whole objective and the Numba likelihood kernel's per-draw gradient
+(tolerance: the Richardson estimate |g_h − g_2h| of the truncation error plus 2·tol_f/h for
+rounding, as :func:`symcheck.certify.minimiser_radius`); Ĥ^K against
 :func:`symcheck.symmetrize.entropy_infonce` given the same draws (its permutations act through
 :meth:`symcheck.groups.MLPPermutation.act`, not through this module's unit blocks); Adam's first
-step against its closed form; the WLS slope against :func:`numpy.polyfit`. Planted errors (the
-identity term dropped from Ĥ^K, a flipped sign in its gradient, a wrong likelihood gradient) must
-be caught. Everything runs on synthetic data: scikit-learn is not needed.
+step against its closed form and several steps against a NumPy transcription of Kingma & Ba's
+Alg. 1; the kernels run as plain Python (NUMBA_DISABLE_JIT=1) against the JIT; the WLS slope
+against :func:`numpy.polyfit`. Planted errors (the identity term dropped from Ĥ^K, a flipped sign
+in its gradient, a wrong likelihood gradient, a wrong W₁ block from the likelihood kernel, Adam
+without bias correction) must be caught. Everything runs on synthetic data: scikit-learn is not
+needed.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 import sys
 import types
 
@@ -88,6 +94,41 @@ def test_log_likelihood_matches_mlp_forward():
     np.testing.assert_allclose(ll, ref, rtol=0, atol=ROUNDING * np.max(np.abs(ref)) * x.shape[0])
 
 
+def _ll_fd_excess(seed=2, S=3):
+    """As :func:`_fd_excess`, for every draw's likelihood gradient ∂ll_s/∂ω_s on its own (the Numba kernel's output)."""
+    params, x, y, eps, _ = _point(seed, n=7, S=S)
+    omega = params[0] + np.exp(params[1]) * eps
+    ll, g = gd.log_likelihood(omega, x, y, SIZES)
+    np.testing.assert_array_equal(gd.log_likelihood(omega, x, y, SIZES, grad=False), ll)
+    worst = 0.0
+    for s in range(S):
+        def f(w, s=s):
+            om = omega.copy()
+            om[s] = w
+            return gd.log_likelihood(om, x, y, SIZES, grad=False)[s]
+
+        tol_f = D * x.shape[0] * EPS * max(abs(ll[s]), 1.0)
+        g1, g2 = (_gradient_fd(f, omega[s], np.full(D, h)) for h in (H, 2 * H))
+        worst = max(worst, float(np.max(np.abs(g[s] - g1) / (np.abs(g1 - g2) + 2 * tol_f / H))))
+    return worst
+
+
+def test_log_likelihood_gradient_matches_finite_differences_per_draw():
+    assert _ll_fd_excess() <= 1.0
+
+
+def test_planted_error_in_the_likelihood_kernel_is_caught(monkeypatch):
+    """A wrong W₁ block of the kernel's gradient (the ∂/∂W₁ = (∂/∂A)ᵀ X product) must fail the check."""
+    real = gd._likelihood_kernel
+
+    def planted(omega, x, y, hidden, ll, g):
+        real(omega, x, y, hidden, ll, g)
+        g[:, : SIZES[0] * SIZES[1]] *= 1.01
+
+    monkeypatch.setattr(gd, "_likelihood_kernel", planted)
+    assert _ll_fd_excess() > 1.0
+
+
 @pytest.mark.parametrize("method", ["mfvi", "sgm"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_objective_gradient_matches_finite_differences(method, seed):
@@ -157,6 +198,59 @@ def test_adam_first_step_is_lr_times_sign():
     g = np.array([[3.0, -0.2], [1e-3, -5.0]])
     step = gd.Adam(1e-3).step(np.zeros_like(g), g)
     np.testing.assert_allclose(step, 1e-3 * g / (np.abs(g) + 1e-8), rtol=4 * EPS)
+
+
+def _adam_mismatch(steps=6):
+    """Max |Adam − NumPy transcription of Kingma & Ba's Alg. 1| over ``steps`` ascent steps, in units of 64·eps·|θ|."""
+    rng = np.random.default_rng(5)
+    grads = rng.standard_normal((steps, 2, 5)) * np.array([[1.0], [1e-3]])
+    adam, theta = gd.Adam(1e-2), rng.standard_normal((2, 5))
+    ref, m, v = theta.copy(), np.zeros_like(theta), np.zeros_like(theta)
+    worst = 0.0
+    for t, g in enumerate(grads, start=1):
+        theta = adam.step(theta, g)
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        ref = ref + 1e-2 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        # the same IEEE operations per element; ROUNDING (64 eps) allows for (1 - β) and β^t rounded differently
+        worst = max(worst, float(np.max(np.abs(theta - ref) / (ROUNDING * np.abs(ref)))))
+    return worst
+
+
+def test_adam_steps_follow_algorithm_1():
+    assert _adam_mismatch() <= 1.0
+
+
+def test_planted_adam_without_bias_correction_is_caught(monkeypatch):
+    real = gd._adam_kernel
+    monkeypatch.setattr(gd, "_adam_kernel", lambda *a: real(*a[:8], 1.0, 1.0))
+    assert _adam_mismatch() > 1.0
+
+
+def test_pure_python_path_matches_jit():
+    """NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python: objectives, gradients, overlap and Adam agree.
+
+    Both routes evaluate the same formulas in float64, the matrix products by the same NumPy/BLAS
+    or Numba/BLAS calls in possibly different summation order: each output is a sum of at most
+    n·D terms bounded by the largest output, so |jit − python| ≤ n·D·eps·max|output|.
+    """
+    code = (
+        "import json, numpy as np, symcheck.experiments.gelberg_digits as gd;"
+        "from symcheck.groups import MLPPermutation;"
+        "G = MLPPermutation((3, 4, 2)); rng = np.random.default_rng(0);"
+        "p = np.stack([0.7 * rng.standard_normal(G.dim), -0.6 + 0.3 * rng.standard_normal(G.dim)]);"
+        "x, y = rng.standard_normal((6, 3)), rng.integers(0, 2, 6); eps = rng.standard_normal((2, G.dim));"
+        "perms = G.sample(rng, 4).reshape(2, 2, 4); out = [];"
+        "[out.extend([r[0], r[2], *r[1].ravel().tolist()]) for r in"
+        " (gd.objective(p, x, y, 20, (3, 4, 2), m, eps, perms) for m in ('mfvi', 'sgm'))];"
+        "out.extend(gd.Adam(0.01).step(p, p).ravel().tolist()); print(json.dumps(out))"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        outs.append(np.array(json.loads(run.stdout)))
+    jit, python = outs
+    np.testing.assert_allclose(python, jit, rtol=0, atol=6 * D * EPS * np.max(np.abs(jit)))
 
 
 def test_convergence_criterion():

@@ -22,7 +22,10 @@ Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
 :func:`objective`; Ĥ^K and its gradient by Numba kernels over the hidden units' parameter blocks,
 :func:`unit_blocks`, O(K·D) per draw) and checked against finite differences in ``tests/test_gelberg_digits.py``;
 the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
-batch 100. :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
+batch 100. A training step is a few Numba kernels (likelihood back-propagation, the reparameterised
+gradient with the prior, Ĥ^K, Adam), since at batch 100 and width ≤ 30 NumPy's per-call overhead
+would dominate; the matrix products and tanh stay with BLAS and NumPy's vectorised tanh.
+:func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
 """
 
 from __future__ import annotations
@@ -112,10 +115,62 @@ def load_data(name: str, replicate: int) -> dict:
 # ----- model ------------------------------------------------------------------------------
 
 
-def _hidden(x, W1, b1):
-    """Hidden activations tanh(W₁x + b₁) for S weight draws, shape ``(S, n, d_1)``, by one matrix product."""
-    S, d, d0 = W1.shape
-    return np.tanh((x @ W1.reshape(S * d, d0).T).reshape(x.shape[0], S, d).transpose(1, 0, 2) + b1[:, None, :])
+def _hidden_units(x, omega, layer_sizes):
+    """Hidden activations tanh(W₁x + b₁) for S weight draws ``omega`` (S, D), shape ``(n, S, d_1)``.
+
+    One matrix product for all draws and NumPy's vectorised tanh.
+    """
+    S, (d0, d1) = omega.shape[0], layer_sizes[:2]
+    A = (x @ omega[:, :d1 * d0].reshape(S * d1, d0).T).reshape(x.shape[0], S, d1)
+    A += omega[:, d1 * d0 + d1 * layer_sizes[2]: d1 * (d0 + 1 + layer_sizes[2])]
+    return np.tanh(A, out=A)
+
+
+@njit(cache=True, error_model="numpy")
+def _likelihood_kernel(omega, x, y, H, ll, g):
+    """Fill ``ll`` (S,) with Σ_n log p(y_n | x_n, ω_s) and, unless ``g`` has no rows, ``g`` (S, D) with its gradient.
+
+    ``H`` (n, S, d_1) holds the hidden activations tanh(X W₁ᵀ + b₁) of every draw (computed by
+    :func:`log_likelihood` with NumPy's vectorised tanh). Per draw: logits F = H W₂ᵀ + b₂,
+    log-softmax by loops, then ∂/∂F = onehot(y) − softmax(F), ∂/∂W₂ = (∂/∂F)ᵀ H,
+    ∂/∂A = (∂/∂F W₂)(1 − H²), ∂/∂W₁ = (∂/∂A)ᵀ X and the biases' column sums.
+    """
+    n, d0 = x.shape
+    d1 = H.shape[2]
+    d2 = (omega.shape[1] - d1 * d0 - d1) // (d1 + 1)  # D = d₁d₀ + d₂d₁ + d₁ + d₂
+    o_w2, o_b1 = d1 * d0, d1 * d0 + d2 * d1
+    o_b2 = o_b1 + d1
+    for s in range(omega.shape[0]):
+        w = omega[s]
+        W2 = w[o_w2:o_b1].copy().reshape((d2, d1))
+        Hs = H[:, s, :].copy()
+        F = Hs @ W2.T
+        total = 0.0
+        for m in range(n):
+            top = -math.inf
+            for c in range(d2):
+                F[m, c] += w[o_b2 + c]
+                top = max(top, F[m, c])
+            total += F[m, y[m]] - top
+            z = 0.0
+            for c in range(d2):  # F's row m becomes exp(F − max), then ∂/∂F
+                F[m, c] = math.exp(F[m, c] - top)
+                z += F[m, c]
+            total -= math.log(z)
+            for c in range(d2):
+                F[m, c] = (1.0 if c == y[m] else 0.0) - F[m, c] / z
+        ll[s] = total
+        if g.shape[0] == 0:
+            continue
+        dA = F @ W2
+        for m in range(n):
+            for c in range(d2):
+                g[s, o_b2 + c] += F[m, c]
+            for j in range(d1):
+                dA[m, j] *= 1.0 - Hs[m, j] ** 2
+                g[s, o_b1 + j] += dA[m, j]
+        g[s, o_w2:o_b1] = (F.T @ Hs).ravel()
+        g[s, :o_w2] = (dA.T @ x).ravel()
 
 
 def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
@@ -136,27 +191,13 @@ def log_likelihood(omega, x, y, layer_sizes, grad: bool = True):
     ll : ndarray, shape ``(S,)``
     g : ndarray, shape ``(S, D)`` (only with ``grad``)
         ∂ll/∂ω by back-propagation: ∂/∂F = onehot(y) − softmax(F) for the logits F = H W₂ᵀ + b₂,
-        H = tanh(A), A = X W₁ᵀ + b₁, ∂/∂A = (∂/∂F W₂)(1 − H²).
+        H = tanh(A), A = X W₁ᵀ + b₁, ∂/∂A = (∂/∂F W₂)(1 − H²) (:func:`_likelihood_kernel`).
     """
-    (W1, W2), (b1, b2) = unpack_mlp(omega, layer_sizes)
-    H = _hidden(x, W1, b1)
-    F = H @ W2.swapaxes(1, 2) + b2[:, None, :]
-    F -= F.max(axis=-1, keepdims=True)
-    logp = F - np.log(np.exp(F).sum(axis=-1, keepdims=True))
-    rows = np.arange(y.size)
-    ll = logp[:, rows, y].sum(axis=1)
-    if not grad:
-        return ll
-    dF = -np.exp(logp)
-    dF[:, rows, y] += 1.0
-    dA = (dF @ W2) * (1.0 - H**2)
-    g = np.empty_like(omega)
-    (gW1, gW2), (gb1, gb2) = unpack_mlp(g, layer_sizes)
-    gW2[...] = dF.swapaxes(1, 2) @ H
-    gb2[...] = dF.sum(axis=1)
-    gW1[...] = (np.ascontiguousarray(dA.transpose(1, 0, 2)).reshape(x.shape[0], -1).T @ x).reshape(gW1.shape)
-    gb1[...] = dA.sum(axis=1)
-    return ll, g
+    omega, x = np.ascontiguousarray(omega, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64)
+    ll = np.empty(omega.shape[0])
+    g = np.zeros(omega.shape if grad else (0, omega.shape[1]))
+    _likelihood_kernel(omega, x, np.asarray(y, dtype=np.intp), _hidden_units(x, omega, layer_sizes), ll, g)
+    return (ll, g) if grad else ll
 
 
 @functools.lru_cache(maxsize=None)
@@ -173,9 +214,17 @@ def unit_blocks(layer_sizes: tuple):
     return out
 
 
+@njit(cache=True)
 def _log_q_identity(log_std, eps):
     """log q(ω_s) at ω_s = μ + σ⊙ε_s: Σ_c (−½ log 2π − ψ_c − ε_{sc}²/2), shape ``(S,)``."""
-    return -(eps.size // eps.shape[0]) * _HALF_LOG_2PI - log_std.sum() - 0.5 * np.sum(eps**2, axis=1)
+    S, D = eps.shape
+    out = np.empty(S)
+    for s in range(S):
+        sq = 0.0
+        for c in range(D):
+            sq += eps[s, c] ** 2
+        out[s] = -D * _HALF_LOG_2PI - log_std.sum() - 0.5 * sq
+    return out
 
 
 def _with_identity(a0, a_perm):
@@ -183,59 +232,122 @@ def _with_identity(a0, a_perm):
     return np.concatenate([a0[:, None], a_perm], axis=1)
 
 
-@njit(cache=True)
-def _permuted_sq(mu, inv_sd, omega, eps, perms):
-    """2·(log q(ω_s) − log q(g_{sj}·ω_s)) for every draw s and element j, shape ``(S, K − 1)``.
+@njit(cache=True, error_model="numpy")
+def _unit_form(mean, sd, eps, blocks):
+    """μ, 1/σ (shape ``(d, p)``), ω_s = μ + σ⊙ε_s, σ⊙ε_s and ε_s (shape ``(S, d, p)``) on the coordinates ``blocks``.
 
-    Unit form (:func:`unit_blocks`): ``mu``, ``inv_sd`` = 1/σ of shape ``(d, p)``, ``omega`` and
+    ``blocks``: :func:`unit_blocks`, the hidden units' parameters.
+    """
+    d, p = blocks.shape
+    S = eps.shape[0]
+    mu, inv_sd = np.empty((d, p)), np.empty((d, p))
+    omega, sd_eps, eps_u = np.empty((S, d, p)), np.empty((S, d, p)), np.empty((S, d, p))
+    for i in range(d):
+        for c in range(p):
+            b = blocks[i, c]
+            mu[i, c], inv_sd[i, c] = mean[b], 1.0 / sd[b]
+    for s in range(S):
+        for i in range(d):
+            for c in range(p):
+                b = blocks[i, c]
+                eps_u[s, i, c] = eps[s, b]
+                sd_eps[s, i, c] = sd[b] * eps[s, b]
+                omega[s, i, c] = mean[b] + sd_eps[s, i, c]
+    return mu, inv_sd, omega, sd_eps, eps_u
+
+
+@njit(cache=True)
+def _permuted_logq(a0, mu, inv_sd, omega, eps, perms):
+    """log q(g_{sj}·ω_s) for every draw s and element j, shape ``(S, K − 1)``, from ``a0`` = log q(ω_s).
+
+    Unit form (:func:`_unit_form`): ``mu``, ``inv_sd`` = 1/σ of shape ``(d, p)``, ``omega`` and
     ``eps`` of shape ``(S, d, p)``. g moves hidden unit i to position τ(i) = ``perms[s, j, i]``,
-    so unit τ(i) of g·ω is unit i of ω; the output bias is unchanged by g and cancels. Equals
-    Σ_{unit coords} [(z − μ)²/σ² − ε²].
+    so unit τ(i) of g·ω is unit i of ω; the output bias is unchanged by g and cancels:
+    log q(g·ω_s) = log q(ω_s) − ½ Σ_{unit coords} [(z − μ)²/σ² − ε²].
     """
     S, J, d = perms.shape
     p = mu.shape[1]
-    out = np.zeros((S, J))
+    out = np.empty((S, J))
+    acc = np.empty(p)  # one partial sum per unit coordinate: no serial chain through one accumulator
     for s in range(S):
         base = 0.0
         for i in range(d):
             for c in range(p):
                 base += eps[s, i, c] ** 2
         for j in range(J):
-            acc = 0.0
+            acc[:] = 0.0
             for i in range(d):
-                t = perms[s, j, i]
+                om, m_t, is_t = omega[s, i], mu[perms[s, j, i]], inv_sd[perms[s, j, i]]
                 for c in range(p):
-                    v = (omega[s, i, c] - mu[t, c]) * inv_sd[t, c]
-                    acc += v * v
-            out[s, j] = acc - base
+                    acc[c] += ((om[c] - m_t[c]) * is_t[c]) ** 2
+            out[s, j] = a0[s] - 0.5 * (acc.sum() - base)
     return out
 
 
-@njit(cache=True)
-def _permuted_grad(w, mu, inv_sd, omega, sd_eps, perms):
-    """Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ, ∂a_{sj}/∂ψ + 1) in unit form, shape ``(2, d, p)``.
+@njit(cache=True, error_model="numpy")
+def _mixture_weights(a, perms):
+    """Per draw: Ĥ^K term log K − logsumexp_j a_{sj}, softmax weights w_{sj} (S, K), and the weight of the moved copies.
 
-    a_{sj} = log q(g_{sj}·ω_s), ω_s = μ + σ⊙ε_s (``sd_eps`` = σ⊙ε_s). Unit τ(i) of z = g·ω holds
-    unit i of ω; with r = (z − μ)/σ² there: ∂a/∂μ[τ(i)] = r (direct), ∂a/∂ω[i] = −r, and
-    dω/dμ = 1, dω/dψ = σ⊙ε; so ∂a/∂μ = r at τ(i) and −r at i, ∂a/∂ψ = −1 + r(z − μ) at τ(i)
-    and −r σε at i. The output bias enters a as ε² only (∂/∂μ = 0, ∂/∂ψ = −1). The −1's are
-    left out (the caller adds them: Σ_j w_{sj} = 1).
+    ``a`` (S, K) holds the K log mixture terms, column 0 the identity; ``perms`` (S, K − 1, d_1)
+    the other elements. The last output is Σ_{j: g_sj ≠ e} w_sj (a drawn identity does not count).
+    """
+    S, K = a.shape
+    terms, w, overlap = np.empty(S), np.empty((S, K)), np.zeros(S)
+    for s in range(S):
+        top = a[s].max()
+        total = 0.0
+        for j in range(K):
+            w[s, j] = math.exp(a[s, j] - top)
+            total += w[s, j]
+        terms[s] = math.log(K) - (top + math.log(total))
+        for j in range(K):
+            w[s, j] /= total
+        for j in range(K - 1):
+            for i in range(perms.shape[2]):
+                if perms[s, j, i] != i:
+                    overlap[s] += w[s, j + 1]
+                    break
+    return terms, w, overlap
+
+
+@njit(cache=True, error_model="numpy")
+def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
+    """−(1/S) Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ, ∂a_{sj}/∂ψ + 1), shape ``(2, D)`` (``dim`` = D), zero off ``blocks``.
+
+    a_{sj} = log q(g_{sj}·ω_s), ω_s = μ + σ⊙ε_s (``sd_eps`` = σ⊙ε_s), the other arguments in
+    unit form (:func:`_unit_form`). Unit τ(i) of z = g·ω holds unit i of ω; with r = (z − μ)/σ²
+    there: ∂a/∂μ[τ(i)] = r (direct), ∂a/∂ω[i] = −r, and dω/dμ = 1, dω/dψ = σ⊙ε; so ∂a/∂μ = r at
+    τ(i) and −r at i, ∂a/∂ψ = −1 + r(z − μ) at τ(i) and −r σε at i. The output bias enters a as
+    ε² only (∂/∂μ = 0, ∂/∂ψ = −1). The −1's are left out (the caller adds them: Σ_j w_{sj} = 1).
+    The sum is accumulated in unit form, then scattered to the coordinates ``blocks``.
     """
     S, J, d = perms.shape
     p = mu.shape[1]
-    out = np.zeros((2, d, p))
+    inv_var = inv_sd**2
+    at_t, at_i = np.zeros((2, d, p)), np.zeros((2, d, p))  # the terms at τ(i) and at i
+    r_sum = np.empty((d, p))  # Σ_j r at unit i of draw s; the σε factor is common to the j
     for s in range(S):
+        r_sum[:] = 0.0
         for j in range(J):
             wj = w[s, j + 1]
             for i in range(d):
                 t = perms[s, j, i]
+                om, m_t, iv_t, mu_t, ps_t, r_i = omega[s, i], mu[t], inv_var[t], at_t[0, t], at_t[1, t], r_sum[i]
                 for c in range(p):
-                    dev = omega[s, i, c] - mu[t, c]
-                    r = wj * dev * inv_sd[t, c] ** 2
-                    out[0, t, c] += r
-                    out[0, i, c] -= r
-                    out[1, t, c] += r * dev
-                    out[1, i, c] -= r * sd_eps[s, i, c]
+                    dev = om[c] - m_t[c]
+                    r = wj * dev * iv_t[c]
+                    mu_t[c] += r
+                    ps_t[c] += r * dev
+                    r_i[c] += r
+        for i in range(d):
+            for c in range(p):
+                at_i[0, i, c] += r_sum[i, c]
+                at_i[1, i, c] += r_sum[i, c] * sd_eps[s, i, c]
+    out = np.zeros((2, dim))
+    for k in range(2):
+        for i in range(d):
+            for c in range(p):
+                out[k, blocks[i, c]] = -(at_t[k, i, c] - at_i[k, i, c]) / S
     return out
 
 
@@ -243,12 +355,11 @@ def _hk_gradient(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     """Gradient of mean_s t_s, t_s = log K − logsumexp_j a_{sj}, in (μ, ψ), shape ``(2, D)``.
 
     ``w`` (S, K): the softmax weights of the a_{sj} (column 0 the identity, whose a_{s0}
-    = Σ(−½ log 2π − ψ − ε²/2) has ∂/∂μ = 0, ∂/∂ψ = −1); the other arguments in unit form as
-    :func:`_permuted_grad`, ``dim`` = D. Hence ∇ mean_s t_s = (0, 1) − (1/S) Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ,
+    = Σ(−½ log 2π − ψ − ε²/2) has ∂/∂μ = 0, ∂/∂ψ = −1); the other arguments as
+    :func:`_permuted_grad`. Hence ∇ mean_s t_s = (0, 1) − (1/S) Σ_s Σ_{j≥1} w_{sj} (∂a_{sj}/∂μ,
     ∂a_{sj}/∂ψ + 1), the sum living on the units' coordinates ``blocks``.
     """
-    g = np.zeros((2, dim))
-    g[:, blocks] = -_permuted_grad(w, mu, inv_sd, omega, sd_eps, perms) / w.shape[0]
+    g = _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms)
     g[1] += 1.0
     return g
 
@@ -286,27 +397,40 @@ def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
         each draw's log-sum-exp. The gradient differs from MFVI's entropy gradient (0, 1) only
         through these weights (a drawn identity gives a_sj = a_s0 and the same gradient as it).
     """
-    sd = np.exp(log_std)
-    mu, inv_sd, eps_u = mean[blocks], 1.0 / sd[blocks], eps[:, blocks]
-    sd_eps = sd[blocks] * eps_u
-    omega = mu + sd_eps
+    mu, inv_sd, omega, sd_eps, eps_u = _unit_form(mean, np.exp(log_std), eps, blocks)
     a0 = _log_q_identity(log_std, eps)
-    a = _with_identity(a0, a0[:, None] - 0.5 * _permuted_sq(mu, inv_sd, omega, eps_u, perms))
-    top = a.max(axis=1, keepdims=True)
-    w = np.exp(a - top)
-    total = w.sum(axis=1, keepdims=True)
-    terms = math.log(a.shape[1]) - (top + np.log(total))[:, 0]
+    terms, w, overlap = _mixture_weights(_with_identity(a0, _permuted_logq(a0, mu, inv_sd, omega, eps_u, perms)), perms)
     if not grad:
         return terms
-    w /= total
-    moved = np.any(perms != np.arange(perms.shape[2]), axis=2)
-    return terms, _hk_gradient(w, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms), np.sum(w[:, 1:] * moved, axis=1)
+    return terms, _hk_gradient(w, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms), overlap
 
 
+@njit(cache=True)
 def _expected_log_prior(mean, sd, prior_var):
-    """E_q[log N(ω; 0, v I)] = −(D/2) log 2πv − Σ(μ² + σ²)/(2v), and its gradient in (μ, ψ)."""
-    value = -mean.size * (_HALF_LOG_2PI + 0.5 * math.log(prior_var)) - np.sum(mean**2 + sd**2) / (2 * prior_var)
-    return value, -mean / prior_var, -sd**2 / prior_var
+    """E_q[log N(ω; 0, v I)] = −(D/2) log 2πv − Σ(μ² + σ²)/(2v)."""
+    total = 0.0
+    for i in range(mean.size):
+        total += mean[i] ** 2 + sd[i] ** 2
+    return -mean.size * (_HALF_LOG_2PI + 0.5 * math.log(prior_var)) - total / (2 * prior_var)
+
+
+@njit(cache=True, error_model="numpy")
+def _data_and_prior(mean, sd, eps, ll, g, scale, prior_var):
+    """(scale/S) Σ_s ll_s + E_q[log p(ω)] and its gradient in (μ, ψ), shape ``(2, D)``.
+
+    Reparameterisation: ω_s = μ + σ⊙ε_s, so ∂/∂μ = ∂/∂ω and ∂/∂ψ = σ⊙ε_s⊙∂/∂ω (``g`` holds
+    ∂ll_s/∂ω_s); the prior term (:func:`_expected_log_prior`) adds −μ/v and −σ²/v.
+    """
+    S, D = g.shape
+    out = np.zeros((2, D))
+    for s in range(S):
+        for i in range(D):
+            out[0, i] += g[s, i]
+            out[1, i] += g[s, i] * sd[i] * eps[s, i]
+    for i in range(D):
+        out[0, i] = scale * (out[0, i] / S) - mean[i] / prior_var
+        out[1, i] = scale * (out[1, i] / S) - sd[i] ** 2 / prior_var
+    return scale * (ll.sum() / S) + _expected_log_prior(mean, sd, prior_var), out
 
 
 def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior_var=1.0):
@@ -340,15 +464,15 @@ def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior
     sd = np.exp(log_std)
     scale = n_total / y.size
     ll, g = log_likelihood(mean + sd * eps, x, y, layer_sizes)
-    lp, gp_mean, gp_log_std = _expected_log_prior(mean, sd, prior_var)
+    value, grad = _data_and_prior(mean, sd, eps, ll, g, scale, prior_var)
     if method == "mfvi":
-        ent, g_ent, overlap = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), np.array([[0.0], [1.0]]), 0.0
+        ent, overlap = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), 0.0
+        grad[1] += 1.0
     else:
         terms, g_ent, overlaps = entropy_hk(mean, log_std, eps, perms, unit_blocks(tuple(layer_sizes)))
         ent, overlap = terms.mean(), float(overlaps.max())
-    value = scale * ll.mean() + lp + ent
-    grad = np.stack([scale * g.mean(axis=0) + gp_mean, scale * np.mean(g * sd * eps, axis=0) + gp_log_std]) + g_ent
-    return float(value), grad, overlap
+        grad += g_ent
+    return float(value + ent), grad, overlap
 
 
 # ----- optimiser and training -------------------------------------------------------------
@@ -363,14 +487,29 @@ class Adam:
         self.t = 0
 
     def step(self, params, grad):
-        """Return the parameters after one ascent step along ``grad``."""
+        """Return the parameters after one ascent step along ``grad`` (:func:`_adam_kernel`)."""
         if self.m is None:
             self.m, self.v = np.zeros_like(grad), np.zeros_like(grad)
         self.t += 1
-        self.m = self.beta1 * self.m + (1 - self.beta1) * grad
-        self.v = self.beta2 * self.v + (1 - self.beta2) * grad**2
-        m_hat, v_hat = self.m / (1 - self.beta1**self.t), self.v / (1 - self.beta2**self.t)
-        return params + self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+        params, grad = np.ascontiguousarray(params, dtype=np.float64), np.ascontiguousarray(grad, dtype=np.float64)
+        return _adam_kernel(params, grad, self.m, self.v, self.lr, self.beta1, self.beta2, self.eps,
+                            1 - self.beta1**self.t, 1 - self.beta2**self.t)
+
+
+@njit(cache=True, error_model="numpy")
+def _adam_kernel(params, grad, m, v, lr, beta1, beta2, eps, corr1, corr2):
+    """One Adam ascent step (Kingma & Ba, Alg. 1): moments ``m``, ``v`` updated in place, new parameters returned.
+
+    m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², θ ← θ + lr·m̂/(√v̂ + ε) with m̂ = m/``corr1``,
+    v̂ = v/``corr2`` (``corr`` = 1 − β^t, the bias corrections).
+    """
+    out = np.empty_like(params)
+    p, g, m1, v1, o = params.reshape(-1), grad.reshape(-1), m.reshape(-1), v.reshape(-1), out.reshape(-1)
+    for i in range(p.size):
+        m1[i] = beta1 * m1[i] + (1 - beta1) * g[i]
+        v1[i] = beta2 * v1[i] + (1 - beta2) * g[i] ** 2
+        o[i] = p[i] + lr * (m1[i] / corr1) / (math.sqrt(v1[i] / corr2) + eps)
+    return out
 
 
 def _draw_perms(group, rng, S, K):
@@ -446,8 +585,8 @@ def predict(params, x, layer_sizes, rng, n_samples, chunk: int = 100):
     for start in range(0, n_samples, chunk):
         s = min(chunk, n_samples - start)
         omega = mean + np.exp(log_std) * rng.standard_normal((s, mean.size))
-        (W1, W2), (b1, b2) = unpack_mlp(omega, layer_sizes)
-        H = _hidden(x, W1, b1)
+        (_, W2), (_, b2) = unpack_mlp(omega, layer_sizes)
+        H = _hidden_units(x, omega, layer_sizes).transpose(1, 0, 2)
         total += softmax(H @ W2.swapaxes(1, 2) + b2[:, None, :], axis=-1).sum(axis=0)
     return total / n_samples
 
@@ -465,7 +604,7 @@ def _elbo_estimates(params, data, sizes, rng, n_eval, K_eval, prior_var):
     eps = rng.standard_normal((n_eval, mean.size))
     ll = np.concatenate([log_likelihood(mean + sd * e, data["x_train"], data["y_train"], sizes, grad=False)
                          for e in np.array_split(eps, max(1, n_eval // 10))])
-    lp = _expected_log_prior(mean, sd, prior_var)[0]
+    lp = _expected_log_prior(mean, sd, prior_var)
     h = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum()
     hk = entropy_hk(mean, log_std, eps, _draw_perms(MLPPermutation(sizes), rng, n_eval, K_eval), unit_blocks(sizes), grad=False)
     mi = hk + _log_q_identity(log_std, eps)
