@@ -888,7 +888,7 @@ def _checked_degrees(flat, k, rtol, max_degree) -> np.ndarray:
     max_degree = check_int(max_degree, "max_degree", minimum=0)
     n_vars = _n_vars(flat)
     feasible = _feasible_degrees(n_vars)
-    cap = np.minimum(max_degree, feasible)
+    cap = np.minimum(min(max_degree, int(feasible.max(initial=0))), feasible)  # a Python int beyond int64 is fine
     need = _degrees_within(flat, k, rtol, cap)
     over = np.flatnonzero(need > cap)
     if over.size:
