@@ -81,7 +81,7 @@ RANK_DEFICIENT_K20 = [(30.0, 20.0), (10.0, 10.0, 10.0), (8.0, 5.0, 3.0, 1.0), (6
 @pytest.mark.parametrize("nonzero", RANK_DEFICIENT_K20)
 def test_auto_budget_answers_rank_deficient_rows_at_k20(nonzero):
     """At k = 20 with a few non-zero σ the ray needs 3000-300 000 steps of ~0.1 ms: auto's work budget
-    (AUTO_STEP_WORK, ~40 000 steps at m ≤ 4) reaches them where a fixed 3000 steps did not, and the estimate
+    (AUTO_STEP_WORK, ~120 000 steps at m ≤ 4) reaches them where a fixed 3000 steps did not, and the estimate
     covers the distance to the series in m variables (rigorous, independent of the ODE)."""
     sig = np.array([nonzero + (0.0,) * (20 - len(nonzero))])
     ref, rel = series.log_hyp0f1_series(sig, 20, rtol=1e-15, max_degree=400)

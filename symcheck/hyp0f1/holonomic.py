@@ -118,10 +118,11 @@ STEP_WORK = 1e8
 #: units: measured 70–90 µs per step at m = 2–4 on a loaded machine, against ~6e-8 s per unit at m = 8.
 STEP_OVERHEAD = 1200
 #: Largest number of non-zero σ for which "auto" runs the holonomic method, and the work units
-#: it gives one row: 3000 steps at m = 8, ~40 000 at m ≤ 4 (~3 s on a loaded machine either way;
-#: a row that needs more is left to the other routes' best estimate).
+#: it gives one row: 10 000 steps at m = 8, ~120 000 at m ≤ 4 (~2 s on an idle machine here; spread
+#: σ at m = 8 need 3000–6000 steps for σ_max = 10–30 and ~9000 for σ_max = 100; a row that needs
+#: more is left to the other routes' best estimate).
 AUTO_MAX_M = 8
-AUTO_STEP_WORK = 3000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
+AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: ODE tolerance "auto" asks of the method (after the safety factor its estimates on spread σ at
 #: m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at 1e-13 they were 2e-10–4e-10).
 AUTO_RTOL = 1e-14
