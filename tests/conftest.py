@@ -1,4 +1,9 @@
-"""Shared fixtures: one seeded generator per test, derived from the test's node id; a PyTorch-like result."""
+"""Shared fixtures: one seeded generator per test, derived from the test's node id; a PyTorch-like result;
+a fresh interpreter with or without Numba's JIT."""
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -32,3 +37,16 @@ class FakeTensor:
 def fake_tensor():
     """The PyTorch-like result type of the adapter tests: `fake_tensor(array)`."""
     return FakeTensor
+
+
+def _python_output(code: str, jit: bool, timeout: float = 600) -> str:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                          timeout=timeout).stdout
+
+
+@pytest.fixture
+def python_output():
+    """`python_output(code, jit)`: the standard output of ``code`` run by a fresh interpreter, with Numba's JIT
+    on or off (NUMBA_DISABLE_JIT=1 runs every kernel as plain Python: the coverage path of the brief)."""
+    return _python_output

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import mpmath
@@ -481,7 +478,7 @@ def test_planted_reordered_sum_is_not_bit_identical(rng):
     assert np.max(np.abs(other - serial)) <= 1e-12 and not np.array_equal(other, serial)
 
 
-def test_laplace_kernels_without_jit_agree():
+def test_laplace_kernels_without_jit_agree(python_output):
     """NUMBA_DISABLE_JIT=1 runs the parallel and serial kernels as plain Python (prange = range)
     and the capped degree search; they agree with the compiled ones to rounding (libm logs)."""
     code = ("import json, numpy as np; from symcheck.hyp0f1 import laplace, series; "
@@ -490,9 +487,7 @@ def test_laplace_kernels_without_jit_agree():
             "for p in (True, False) for i in (0, 1)]; "
             "out.append(series._degree_for_bound(np.array([0.0, 3.0, 1e20, 1e300]), 1e-14, 88).tolist()); "
             "print(json.dumps(out))")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=600)
-    py = json.loads(run.stdout)
+    py = json.loads(python_output(code, jit=False))
     rng = np.random.default_rng(3)
     sig = 10.0 ** rng.uniform(-5, 20, (600, 4))
     sig[0, 0] = 8e307

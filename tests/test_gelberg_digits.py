@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
 import types
 
@@ -226,7 +224,7 @@ def test_planted_adam_without_bias_correction_is_caught(monkeypatch):
     assert _adam_mismatch() > 1.0
 
 
-def test_pure_python_path_matches_jit():
+def test_pure_python_path_matches_jit(python_output):
     """NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python: objectives, gradients, overlap and Adam agree.
 
     Both routes evaluate the same formulas in float64, the matrix products by the same NumPy/BLAS
@@ -244,12 +242,7 @@ def test_pure_python_path_matches_jit():
         " (gd.objective(p, x, y, 20, (3, 4, 2), m, eps, perms) for m in ('mfvi', 'sgm'))];"
         "out.extend(gd.Adam(0.01).step(p, p).ravel().tolist()); print(json.dumps(out))"
     )
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-        outs.append(np.array(json.loads(run.stdout)))
-    jit, python = outs
+    jit, python = (np.array(json.loads(python_output(code, jit))) for jit in (True, False))
     np.testing.assert_allclose(python, jit, rtol=0, atol=6 * D * EPS * np.max(np.abs(jit)))
 
 

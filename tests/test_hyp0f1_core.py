@@ -5,9 +5,6 @@ transcriptions of Moore's eq. (7) and Listing 1 (Laplace kernel), central finite
 (gradients), z·SE tests against closed forms (Monte Carlo).
 """
 
-import os
-import subprocess
-import sys
 
 import mpmath
 import numpy as np
@@ -197,7 +194,7 @@ def test_mc_bad_input():
         log_hyp0f1_mc([1.0, 2.0], 2, 10, None)
 
 
-def test_pure_python_path_matches_jit():
+def test_pure_python_path_matches_jit(python_output):
     """NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python: results must agree."""
     code = (
         "import numpy as np, symcheck as s;"
@@ -207,10 +204,6 @@ def test_pure_python_path_matches_jit():
         "print(repr(s.haar_orthogonal(3,2,5).tolist()));"
         "print(repr([v.tolist() for v in s.log_hyp0f1_mc(x,3,50,5)]))"
     )
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        outs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                   check=True).stdout.splitlines())
+    outs = [python_output(code, jit).splitlines() for jit in (True, False)]
     for a, b in zip(*outs):
         np.testing.assert_allclose(eval(a), eval(b), rtol=1e-12, atol=1e-14)

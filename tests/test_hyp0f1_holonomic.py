@@ -229,19 +229,11 @@ def test_auto_answers_extreme_sigma_quickly_with_an_error():
     assert math.isfinite(float(err[0]))
 
 
-def test_pure_python_path_matches_jit():
+def test_pure_python_path_matches_jit(python_output):
     """NUMBA_DISABLE_JIT=1 runs the holonomic kernels as plain Python: the same value and estimate."""
-    import os
-    import subprocess
-    import sys
-
     code = ("import numpy as np; from symcheck.hyp0f1.holonomic import log_hyp0f1_holonomic as h;"
             "v, e = h(np.array([[2.0, 1.0, 0.5], [3.0, 3.0, 1.0]]), 3); print(repr(v.tolist())); print(repr(e.tolist()))")
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        outs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                   check=True, timeout=600).stdout.splitlines())
+    outs = [python_output(code, jit).splitlines() for jit in (True, False)]
     for a, b in zip(*outs):  # the same operations in the same order, up to BLAS summation order
         np.testing.assert_allclose(eval(a), eval(b), rtol=1e-12, atol=1e-14)
 
