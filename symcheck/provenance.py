@@ -57,6 +57,11 @@ def git_commit(here: Path | None = None) -> str:
         return "unknown (git unavailable)"
 
 
+#: The libraries whose versions the stamp records: those every computation uses, and those that the
+#: report's cached sweeps key on (mpmath, scikit-learn: `symcheck.report.codekey`).
+LIBRARIES = ("numpy", "scipy", "numba", "mpmath", "scikit-learn", "matplotlib")
+
+
 def _version(pkg: str) -> str:
     try:
         return metadata.version(pkg)
@@ -82,6 +87,6 @@ def provenance(seed: int) -> dict:
         "git commit": git_commit(),
         "seed": str(seed),
         "python": platform.python_version(),
-        **{pkg: _version(pkg) for pkg in ("symcheck", "numpy", "scipy", "numba", "mpmath", "matplotlib")},
+        **{pkg: _version(pkg) for pkg in ("symcheck",) + LIBRARIES},
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {_cpu()}",
     }

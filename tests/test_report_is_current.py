@@ -38,10 +38,33 @@ def test_the_report_has_cached_sweeps():
     assert len(_committed_keys()) >= 5, "reports/cache lost its sweeps"
 
 
+def _other_libraries() -> list[str]:
+    """Libraries installed here in another version than the committed report was made with."""
+    import platform
+    from importlib import metadata
+
+    from symcheck.provenance import LIBRARIES
+
+    def version(pkg):
+        try:
+            return metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    made = json.loads((CACHE.parent / "provenance.json").read_text())
+    here = {"python": platform.python_version(), **{pkg: version(pkg) for pkg in LIBRARIES}}
+    return [f"{pkg} {made.get(pkg)} -> {v}" for pkg, v in here.items() if made.get(pkg, v) != v]
+
+
 @pytest.mark.parametrize("function", sorted(_committed_keys()))
 def test_every_cached_sweep_matches_the_code(function):
     from symcheck.claims import all_claims
     from symcheck.report.codekey import code_key
+
+    other = _other_libraries()
+    if other:  # the keys name library versions: the cache misses by design, and so would this comparison
+        pytest.skip(f"the report was made with other library versions ({', '.join(other)}); `symcheck report` "
+                    "reruns its sweeps here")
 
     all_claims()  # the report has loaded every claim module when it keys the claims-at-seeds sweep
     key = code_key(_function(function))
