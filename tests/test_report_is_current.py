@@ -21,9 +21,9 @@ import pytest
 CACHE = Path(__file__).resolve().parents[1] / "reports" / "cache"
 
 
-def _committed_keys() -> dict[str, set[str]]:
+def _committed_keys(folder: Path = CACHE) -> dict[str, set[str]]:
     keys = defaultdict(set)
-    for path in sorted(CACHE.glob("*/*.json")):
+    for path in sorted(folder.glob("*/*.json")):
         entry = json.loads(path.read_text())
         keys[entry["function"]].add(entry["code"])
     return keys
@@ -73,9 +73,24 @@ def test_every_cached_sweep_matches_the_code(function):
         "changed after the report was made; run `symcheck report` and commit reports/")
 
 
-def test_a_sweep_under_an_old_key_is_caught():
-    """Planted: one entry left under another key (a sweep not rerun after an edit) fails the comparison."""
-    keys = _committed_keys()
-    function = sorted(keys)[0]
-    planted = keys[function] | {"0" * 64}
-    assert planted != {next(iter(keys[function]))}
+def test_a_sweep_under_an_old_key_is_caught(tmp_path):
+    """Planted: a copy of one sweep's entries plus one left under another key (a sweep not rerun after an edit):
+    the comparison of the test above fails on it, and holds on the untouched copy."""
+    from symcheck.claims import all_claims
+    from symcheck.report.codekey import code_key
+
+    all_claims()
+    folder = next(p for p in sorted(CACHE.iterdir()) if p.is_dir() and any(p.glob("*.json")))
+    copy = tmp_path / folder.name
+    copy.mkdir()
+    entries = sorted(folder.glob("*.json"))[:2]
+    for path in entries:
+        (copy / path.name).write_text(path.read_text())
+    function = json.loads(entries[0].read_text())["function"]
+    key = code_key(_function(function))
+    if _other_libraries():
+        pytest.skip("the report was made with other library versions")
+    assert _committed_keys(tmp_path)[function] == {key}
+    stale = json.loads(entries[1].read_text()) | {"code": "0" * 64}
+    (copy / entries[1].name).write_text(json.dumps(stale))
+    assert _committed_keys(tmp_path)[function] != {key}
