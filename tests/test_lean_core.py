@@ -1,6 +1,6 @@
 """The core installs and runs without the report's packages.
 
-`pip install symcheck` (no extras) pulls numpy, scipy, mpmath and numba only; `import symcheck`,
+`pip install symcheck` (no extras) pulls numpy, scipy, mpmath, numba and threadpoolctl only; `import symcheck`,
 `log_hyp0f1` and the claim listing must then work. Checked in a subprocess where the packages of
 the `report` extra are made unimportable by a `sys.meta_path` finder installed before symcheck
 is imported (as if they were not installed), and by reading pyproject.toml.
@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: Import names of the `report` extra (and the digits data set), none of which the core may need.
 REPORT_ONLY = ("jinja2", "markdown_it", "mdit_py_plugins", "latex2mathml", "tqdm", "matplotlib", "sklearn")
-CORE = {"numpy", "scipy", "mpmath", "numba"}
+CORE = {"numpy", "scipy", "mpmath", "numba", "threadpoolctl"}
 
 BLOCKER = f"""
 import sys

@@ -89,3 +89,29 @@ def test_cli_refuses_bad_workers(value, capsys):
     with pytest.raises(SystemExit):
         _parser().parse_args(["report", "--workers", value])
     assert "--workers" in capsys.readouterr().err
+
+
+def _threads(args, rng):
+    import numba
+    from threadpoolctl import threadpool_info
+
+    return [max(info["num_threads"] for info in threadpool_info()), numba.get_num_threads()]
+
+
+def _no_limits(threads):
+    """The planted initializer: leaves every library at its default thread count."""
+
+
+def test_pool_workers_share_the_cpus(monkeypatch):
+    """Each of two workers gets half the CPUs for BLAS and Numba threads (the planted pool without
+    the initializer starts one thread per CPU in each, caught where the machine has two or more)."""
+    import os
+
+    import symcheck.sweep as sweep
+
+    share = max(1, (os.cpu_count() or 1) // 2)
+    tasks = seeded_tasks([None, None], 1)
+    assert run_sweep(_threads, tasks, processes=2) == [[share, share]] * 2
+    if (os.cpu_count() or 1) >= 2:
+        monkeypatch.setattr(sweep, "_share_cpus", _no_limits)
+        assert run_sweep(_threads, tasks, processes=2) != [[share, share]] * 2
