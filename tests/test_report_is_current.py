@@ -94,3 +94,38 @@ def test_a_sweep_under_an_old_key_is_caught(tmp_path):
     stale = json.loads(entries[1].read_text()) | {"code": "0" * 64}
     (copy / entries[1].name).write_text(json.dumps(stale))
     assert _committed_keys(tmp_path)[function] != {key}
+
+
+def _claims_codes(folder: Path = CACHE) -> set[str]:
+    """The claims-code digests the claims-at-seeds entries were computed under (their `args["code"]`)."""
+    return {json.loads(path.read_text())["args"]["code"] for path in sorted((folder / "claim_seeds").glob("*.json"))}
+
+
+def test_claims_at_seeds_carry_the_claims_code():
+    """The claims-at-seeds entries key on a digest of every module a claim can reach (in their arguments, as
+    the registry finds its claim modules at run time): it must be the digest of the code as it is now."""
+    from symcheck.report.claim_seeds import claims_code_version
+
+    if _other_libraries():
+        pytest.skip("the report was made with other library versions")
+    assert _claims_codes() == {claims_code_version()}, (
+        "reports/cache/claim_seeds was computed with other claims code (a module under symcheck/ outside "
+        "report/, testing/ and cli.py changed); run `symcheck report` and commit reports/")
+
+
+def test_claims_code_changes_with_any_module_a_claim_can_reach(tmp_path):
+    """Planted: a copy of the package with one comment added to symcheck/sweep.py no longer matches the
+    committed entries' digest (the comparison above would fail), while the untouched copy does."""
+    import shutil
+
+    import symcheck
+    from symcheck.report.claim_seeds import claims_code_version
+
+    if _other_libraries():
+        pytest.skip("the report was made with other library versions")
+    root = tmp_path / "symcheck"
+    shutil.copytree(Path(symcheck.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    assert _claims_codes() == {claims_code_version(root)}
+    with open(root / "sweep.py", "a", encoding="utf-8") as fh:
+        fh.write("# planted edit\n")
+    assert _claims_codes() != {claims_code_version(root)}
