@@ -91,11 +91,40 @@ def test_prune_deletes_only_unused_entries_of_swept_names(tmp_path):
 
 
 def test_disabled_cache_computes_and_stores_nothing(tmp_path):
+    """Without a folder nothing is stored: a new run computes again (within one run a result is kept in memory)."""
     CALLS.clear()
-    cache = ResultCache(None)
-    cache.sweep("demo", draw, _tasks([1.0]), processes=1)
-    cache.sweep("demo", draw, _tasks([1.0]), processes=1)
+    for _ in range(2):
+        cache = ResultCache(None)
+        cache.sweep("demo", draw, _tasks([1.0]), processes=1)
+        cache.sweep("demo", draw, _tasks([1.0]), processes=1)
     assert len(CALLS) == 2 and cache.prune() == []
+
+
+def test_prefetch_runs_several_sweeps_in_one_pool_and_sweep_finds_them(tmp_path):
+    """`prefetch` computes the missing tasks of several sweeps (stored on disk, counted as computed in this run);
+    each `sweep` then returns them without computing, bit-identical to a sweep run alone; a task already on disk
+    is not recomputed. Planted: a cache that forgot what `prefetch` computed would call `draw` again."""
+    CALLS.clear()
+    alone = ResultCache(None).sweep("demo", draw, _tasks([1.0, 2.0]), processes=1)
+    ResultCache(tmp_path).sweep("other", draw, _tasks([5.0]), processes=1)
+    CALLS.clear()
+    cache = ResultCache(tmp_path)
+    jobs = [("demo", draw, _tasks([1.0, 2.0])), ("other", draw, _tasks([5.0]))]
+    assert cache.prefetch(jobs, processes=2) == 2
+    assert CALLS == []  # the pool's workers called draw, not this process
+    assert cache.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1) == alone
+    cache.sweep("other", draw, _tasks([5.0]), processes=1)
+    assert CALLS == []
+    assert (cache.records["demo"].tasks, cache.records["demo"].hits) == (2, 0)
+    assert (cache.records["other"].tasks, cache.records["other"].hits) == (1, 1)
+    assert len(list((tmp_path / "demo").glob("*.json"))) == 2
+    cache._computed.clear()
+    cache.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1)  # found on disk now
+    assert CALLS == []
+    blind = ResultCache(None)  # planted: without a folder, a cache that forgets what prefetch computed
+    blind.prefetch(jobs[:1], processes=2)
+    blind._computed.clear()
+    assert blind.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1) == alone and len(CALLS) == 2
 
 
 def test_bad_input_is_refused(tmp_path):

@@ -4,7 +4,11 @@ The report has a fixed frame (provenance stamp, errata, claims by paper) and a l
 *sections*: each module in :mod:`symcheck.report.sections` defines ``ORDER`` (int),
 ``TITLE`` (str) and ``render(ctx) -> str`` (Markdown; inline ``$…$`` LaTeX is rendered as
 MathML in the HTML). A section may write PNG plots and JSON beside it through ``ctx``.
-Adding a section is adding a module; nothing else changes.
+Adding a section is adding a module; nothing else changes. Optional: ``sweeps(ctx)`` (the section's
+cached sweeps as ``(name, fn, tasks)``, which ``render`` fetches with ``ctx.sweep``: the report runs
+every section's sweeps in one pool while it runs the claims and the other sections), ``TASK_SECONDS``
+(a typical task's cost: longer sweeps start first) and ``TIMED = True`` (the section measures speed: it
+renders first, alone on an idle machine).
 
 Files of one report (all in one folder):
 
@@ -31,9 +35,11 @@ import shutil
 import tempfile
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from symcheck.claims import BASE_SEED, Claim, ClaimResult, all_claims
 from symcheck.provenance import provenance
@@ -74,6 +80,11 @@ class ReportContext:
     scheduler: str | None = None
     workers: int | None = None
     cache: ResultCache = field(default_factory=lambda: ResultCache(None))
+
+    def sweep(self, job: tuple) -> list:
+        """Results of a section's cached sweep ``job = (name, fn, tasks)`` (:meth:`ResultCache.sweep`)."""
+        name, fn, tasks = job
+        return self.cache.sweep(name, fn, tasks, scheduler=self.scheduler, processes=self.workers)
 
     def save_figure(self, fig, name: str) -> str:
         """Save a matplotlib figure as ``<out_dir>/<name>.png`` (150 dpi); return its relative path."""
@@ -244,13 +255,15 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
         ctx = ReportContext(out_dir=stage, seed=seed, quick=quick, scheduler=scheduler, workers=workers,
                             cache=results_cache)
         if only is None:
-            ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
+            def run_claims():
+                ctx.results = _run_claims(all_claims() if claims is None else list(claims), seed, disable)
             claims_stamp = part_stamp(prov, quick=False)  # claims have no quick mode
         else:  # keep the claim results of the report in out (if it has any)
+            def run_claims():
+                ctx.results = [_result_from_json(d) for d in json.loads((out / "claims.json").read_text())] \
+                    if claims_stamp else []
             claims_stamp = previous.get("claims")
-            ctx.results = [_result_from_json(d) for d in json.loads((out / "claims.json").read_text())] \
-                if claims_stamp else []
-        parts = _render_sections(mods, ctx, only, previous, out, part_stamp(prov, quick), disable)
+        parts = _render_sections(mods, ctx, only, previous, out, part_stamp(prov, quick), disable, run_claims)
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
         _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
@@ -271,36 +284,65 @@ def _run_claims(claims: list[Claim], seed: int, disable) -> list[ClaimResult]:
     return results
 
 
-def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, stamp: dict, disable) -> list[dict]:
-    """Render the sections into ``ctx.out_dir``; with ``only``, copy the others from the report in ``out``.
+def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, stamp: dict, disable,
+                     run_claims: Callable[[], None]) -> list[dict]:
+    """Run the claims and render the sections into ``ctx.out_dir``; with ``only``, copy the others from the
+    report in ``out``.
 
-    Returns the manifest entry of each section: name, title, order, Markdown, files, provenance.
-    Markdown that the HTML pages would show raw (a table that does not parse, reST markup) is
-    reported as a :class:`~symcheck.report.unrendered.ReportMarkdownWarning` naming the section.
+    Order of work: the sections marked ``TIMED`` (they measure speed) alone on an idle machine; then every
+    section's cached sweeps (its ``sweeps(ctx)``) start in one pool in a background thread
+    (:meth:`ResultCache.prefetch`, longest tasks first by the sections' ``TASK_SECONDS``) while this process
+    runs the claims and renders the sections without sweeps; last, the sections with sweeps, which find their
+    results computed. Results do not depend on this order (every task has its own seed).
+
+    Returns the manifest entry of each section, in the order of ``mods``: name, title, order, Markdown,
+    files, provenance. Markdown that the HTML pages would show raw (a table that does not parse, reST
+    markup) is reported as a :class:`~symcheck.report.unrendered.ReportMarkdownWarning` naming the section.
     """
     from tqdm.auto import tqdm
 
     from symcheck.report.unrendered import ReportMarkdownWarning, markdown_problems
 
     kept = {s["name"]: s for s in previous.get("sections", [])}
-    parts = []
-    with tqdm(mods, desc="sections", unit="section", disable=disable, leave=False) as bar:
-        for mod in bar:
+    chosen = [m for m in mods if only is None or section_name(m) in only]
+    timed = [m for m in chosen if getattr(m, "TIMED", False)]
+    sweeping = [m for m in chosen if hasattr(m, "sweeps") and m not in timed]
+    plain = [m for m in chosen if m not in timed and m not in sweeping]
+    parts: dict = {}
+    with tqdm(total=len(chosen), desc="sections", unit="section", disable=disable, leave=False) as bar:
+        def render(mod):
             name = section_name(mod)
-            if only is not None and name not in only:
-                if name in kept:
-                    for f in kept[name]["files"]:
-                        shutil.copy2(out / f, ctx.out_dir / f)
-                    parts.append(kept[name])
-                continue
             bar.set_postfix_str(name, refresh=False)
             before = _files_in(ctx.out_dir)
             markdown = mod.render(ctx).rstrip()
             for problem in markdown_problems(markdown):
-                warnings.warn(f"section {name}: {problem}", ReportMarkdownWarning, stacklevel=2)
-            parts.append({"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
-                          "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp})
-    return parts
+                warnings.warn(f"section {name}: {problem}", ReportMarkdownWarning, stacklevel=3)
+            parts[name] = {"name": name, "title": mod.TITLE, "order": mod.ORDER, "markdown": markdown,
+                           "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp}
+            bar.update()
+
+        for mod in timed:
+            render(mod)
+        jobs = [job for mod in sorted(sweeping, key=lambda m: -getattr(m, "TASK_SECONDS", 1.0))
+                for job in mod.sweeps(ctx)]
+        with ThreadPoolExecutor(max_workers=1) as background:
+            prefetched = background.submit(ctx.cache.prefetch, jobs, scheduler=ctx.scheduler, processes=ctx.workers)
+            run_claims()
+            for mod in plain:
+                render(mod)
+            prefetched.result()
+        for mod in sweeping:
+            render(mod)
+    out_parts = []
+    for mod in mods:
+        name = section_name(mod)
+        if name in parts:
+            out_parts.append(parts[name])
+        elif name in kept:
+            for f in kept[name]["files"]:
+                shutil.copy2(out / f, ctx.out_dir / f)
+            out_parts.append(kept[name])
+    return out_parts
 
 
 def _write_pages(stage: Path, claim_json: list[dict], parts: list[dict], prov: dict, claims_stamp) -> None:

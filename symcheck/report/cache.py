@@ -27,6 +27,10 @@ The committed report keeps its cache in ``reports/cache/``: a clean checkout of 
 reproduces the report from it in minutes, and any change to the code behind a sweep makes that
 sweep run again. Every entry records the commit, time and seconds of the run that computed it;
 sections report how many of their results came from the cache.
+
+The report first hands every section's sweeps to :meth:`ResultCache.prefetch`, which runs all their
+missing tasks in one pool in a background thread while the report runs its claims and the sections
+without sweeps; the sections that sweep render afterwards and find their results in memory.
 """
 
 from __future__ import annotations
@@ -127,7 +131,10 @@ class SweepRecord:
 
 
 class ResultCache:
-    """A folder of cached sweep results (``folder=None``: a cache that stores and finds nothing).
+    """A folder of cached sweep results (``folder=None``: nothing is read or stored on disk).
+
+    Results computed in this run are also kept in memory for the run, so the tasks that
+    :meth:`prefetch` ran in one pool are found by each section's :meth:`sweep` with or without a folder.
 
     Parameters
     ----------
@@ -142,9 +149,71 @@ class ResultCache:
         self.commit = commit
         self.records: dict[str, SweepRecord] = {}
         self._used: dict[str, set[str]] = {}
+        self._codes: dict[Callable, str] = {}
+        #: Results computed in this run (by `prefetch` or `sweep`): key → (result, seconds).
+        self._computed: dict[str, tuple] = {}
 
     def _key(self, header: dict) -> str:
         return hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:32]
+
+    def _plan(self, name: str, fn: Callable, tasks: Sequence[Task]) -> list[tuple]:
+        """Validate a sweep and key its tasks: ``(task, header, key, path)`` per task."""
+        if not name or not all(ch.isalnum() or ch in "_-" for ch in name):
+            raise ValueError(f"name: must be a non-empty folder name of letters, digits, '_' and '-', got {name!r}")
+        check_callable(fn, "fn")
+        if fn not in self._codes:
+            try:
+                inspect.getsource(fn)
+            except (OSError, TypeError):
+                raise ValueError(f"fn: {fn!r} has no source file to key the cache by") from None
+            self._codes[fn] = code_key(fn)
+        plan = []
+        for task in tasks:
+            header = {"format": FORMAT, "name": name, "function": f"{fn.__module__}.{fn.__qualname__}",
+                      "code": self._codes[fn], "versions": _versions(), "args": _json_roundtrip(task.args),
+                      "seed": {"entropy": str(task.seed.entropy), "spawn_key": list(task.seed.spawn_key)}}
+            key = self._key(header)
+            plan.append((task, header, key, None if self.folder is None else self.folder / name / f"{key}.json"))
+        return plan
+
+    def _run(self, todo: list[tuple[str, Task]], scheduler, processes) -> None:
+        """Compute ``(key, Task(_Entry, seed))`` pairs in one sweep; keep each result and its seconds by key."""
+        if not todo:
+            return
+        outs = run_sweep(_compute_and_store, [task for _, task in todo], scheduler=scheduler, processes=processes)
+        for (key, _), out in zip(todo, outs):
+            self._computed[key] = out
+
+    def prefetch(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]], *, scheduler: str | None = None,
+                 processes: int | None = None) -> int:
+        """Compute, in one sweep, every task of several sweeps that the cache does not hold.
+
+        The report calls this once for all its sections, so their tasks share one process pool (no
+        pool waits for the slowest task of one sweep while the other cores idle) and run while the
+        report does its serial work; each section's :meth:`sweep` then finds its results here.
+
+        Parameters
+        ----------
+        jobs : sequence of (name, fn, tasks)
+            As the arguments of :meth:`sweep`, in the order their tasks should start (longest first
+            keeps the pool busy to the end).
+        scheduler, processes
+            As in :func:`symcheck.sweep.run_sweep`.
+
+        Returns
+        -------
+        int
+            The number of tasks computed.
+        """
+        todo, seen = [], set()
+        for name, fn, tasks in jobs:
+            for task, header, key, path in self._plan(name, fn, tasks):
+                if key in seen or key in self._computed or self._load(path, header) is not None:
+                    continue
+                seen.add(key)
+                todo.append((key, Task(_Entry(fn, path, header, self.commit), task.seed)))
+        self._run(todo, scheduler, processes)
+        return len(todo)
 
     def sweep(self, name: str, fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = None,
               processes: int | None = None) -> list:
@@ -165,7 +234,8 @@ class ResultCache:
         Returns
         -------
         list
-            The results in task order; :attr:`records` ``[name]`` says how many were cached.
+            The results in task order; :attr:`records` ``[name]`` says how many were cached (a
+            result of :meth:`prefetch` counts as computed in this run).
 
         Raises
         ------
@@ -173,37 +243,30 @@ class ResultCache:
             If ``name`` is not a plain folder name, ``fn`` is not callable, or arguments or
             results are not JSON values.
         """
-        if not name or not all(ch.isalnum() or ch in "_-" for ch in name):
-            raise ValueError(f"name: must be a non-empty folder name of letters, digits, '_' and '-', got {name!r}")
-        check_callable(fn, "fn")
-        try:
-            inspect.getsource(fn)
-        except (OSError, TypeError):
-            raise ValueError(f"fn: {fn!r} has no source file to key the cache by") from None
-        code = code_key(fn)
+        plan = self._plan(name, fn, tasks)
         record = self.records.setdefault(name, SweepRecord(name))
         used = self._used.setdefault(name, set())
-        results: list = [None] * len(tasks)
-        todo, entries = [], []
-        for i, task in enumerate(tasks):
-            header = {"format": FORMAT, "name": name, "function": f"{fn.__module__}.{fn.__qualname__}",
-                      "code": code, "versions": _versions(), "args": _json_roundtrip(task.args),
-                      "seed": {"entropy": str(task.seed.entropy), "spawn_key": list(task.seed.spawn_key)}}
-            key = self._key(header)
+        results: list = [None] * len(plan)
+        todo, where = [], []
+        for i, (task, header, key, path) in enumerate(plan):
             used.add(key)
-            path = None if self.folder is None else self.folder / name / f"{key}.json"
-            cached = self._load(path, header)
             record.tasks += 1
+            if key in self._computed:  # computed by `prefetch`
+                results[i], seconds = self._computed[key]
+                record.seconds_computed += seconds
+                continue
+            cached = self._load(path, header)
             if cached is not None:
                 results[i] = cached["result"]
                 record.hits += 1
                 record.seconds_cached += cached["computed"]["seconds"]
                 record.commits.add(cached["computed"]["commit"])
                 continue
-            todo.append(i)
-            entries.append(Task(_Entry(fn, path, header, self.commit), task.seed))
-        for i, (result, seconds) in zip(todo, run_sweep(_compute_and_store, entries, scheduler=scheduler, processes=processes)):
-            results[i] = result
+            todo.append((key, Task(_Entry(fn, path, header, self.commit), task.seed)))
+            where.append(i)
+        self._run(todo, scheduler, processes)
+        for i, (key, _) in zip(where, todo):
+            results[i], seconds = self._computed[key]
             record.seconds_computed += seconds
         return results
 

@@ -18,6 +18,8 @@ from symcheck.report import claim_seeds
 
 ORDER = 80
 TITLE = "Every claim at 30 seeds: the measured false-failure rate"
+#: Seconds of a typical sweep task (every claim at one seed: ~16 s): the report starts longer sweeps first.
+TASK_SECONDS = 16.0
 
 #: Seeds per claim in the full report. Quick mode (smoke tests) runs 2 seeds of the first
 #: `QUICK_CLAIMS` claims of each kind, and says so.
@@ -49,16 +51,28 @@ def upper_bound(failures: int, runs: int, level: float = 0.95) -> float:
     return float(beta.ppf(level, failures + 1, runs - failures))
 
 
-def render(ctx) -> str:
-    n_seeds = 2 if ctx.quick else N_SEEDS
-    seeds = list(range(ctx.seed, ctx.seed + n_seeds))
+def _plan(ctx) -> tuple[list[int], list[str], list[str]]:
+    """The seeds, the claims that draw random numbers and those that do not (a few of each in quick mode)."""
+    seeds = list(range(ctx.seed, ctx.seed + (2 if ctx.quick else N_SEEDS)))
     dependent = claim_seeds.seed_dependent_claims()
     independent = sorted(claim_seeds.SEED_INDEPENDENT)
     if ctx.quick:
         dependent, independent = dependent[:QUICK_CLAIMS], independent[:QUICK_CLAIMS]
+    return seeds, dependent, independent
+
+
+def sweeps(ctx) -> list:
+    """The section's cached sweep: one task per seed (seed-dependent claims), one for the seed-independent claims
+    (the report runs it in one pool with the other sections')."""
+    seeds, dependent, independent = _plan(ctx)
     tasks = claim_seeds.seed_tasks(seeds, dependent) + claim_seeds.seed_tasks([ctx.seed], independent)
-    results = ctx.cache.sweep("claim_seeds", claim_seeds.run_seed, tasks, scheduler=ctx.scheduler,
-                              processes=ctx.workers)
+    return [("claim_seeds", claim_seeds.run_seed, tasks)]
+
+
+def render(ctx) -> str:
+    seeds, dependent, independent = _plan(ctx)
+    n_seeds = len(seeds)
+    results = ctx.sweep(sweeps(ctx)[0])
     counts = claim_seeds.failure_counts(results)
     runs = sum(row["runs"] for row in counts.values())
     failures = sum(row["failures"] for row in counts.values())

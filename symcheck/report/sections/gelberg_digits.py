@@ -19,6 +19,8 @@ from symcheck.sweep import seeded_tasks
 
 ORDER = 51
 TITLE = "Gelberg et al.: Table 1 stand-in on the digits (MFVI vs symmetric Gaussian mixture VI)"
+#: Seconds of a typical sweep task (one fit: ~2 s): the report starts longer sweeps first.
+TASK_SECONDS = 2.0
 
 #: Sweep grid of the full report (the paper's widths, K values and 10 seeds).
 WIDTHS = (5, 10, 20, 30)
@@ -132,6 +134,16 @@ def _figure(plt, table, diffs, slopes, widths):
     return fig
 
 
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per fit (the report runs it in one pool with the other sections';
+    none without scikit-learn, which ships the data)."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        return []
+    return [("gelberg_digits", gd.run, tasks(ctx.quick, ctx.seed)[1])]
+
+
 def render(ctx) -> str:
     try:
         import sklearn  # noqa: F401  (the data set ships with scikit-learn: the `report` extra)
@@ -145,7 +157,7 @@ def render(ctx) -> str:
 
     widths = QUICK["widths"] if ctx.quick else WIDTHS
     args, task_list = tasks(ctx.quick, ctx.seed)
-    results = ctx.cache.sweep("gelberg_digits", gd.run, task_list, scheduler=ctx.scheduler, processes=ctx.workers)
+    results = ctx.sweep(("gelberg_digits", gd.run, task_list))
     table, diffs, slopes = summarise(args, results, widths)
     n_seeds = len({a["replicate"] for a in args})
     r0, a0 = results[0], {**gd.DEFAULTS, **args[0]}

@@ -23,6 +23,8 @@ from symcheck.sweep import seeded_tasks
 
 ORDER = 10
 TITLE = "₀F₁(k/2; AAᵀ/4): accuracy and cost of each method"
+#: Seconds of a typical sweep task (up to 35 s (k = 8)): the report starts longer sweeps first.
+TASK_SECONDS = 10.0
 
 def report_methods() -> dict:
     """Label → options of every route the section compares: each registered method's labelled
@@ -192,11 +194,16 @@ def render(ctx) -> str:
         return _render(ctx)
 
 
-def _render(ctx) -> str:
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per k (the report runs it in one pool with the other sections')."""
     ks, scales = _grid(ctx.quick)
     args = [{"k": k, "scales": scales.tolist(), "quick": ctx.quick} for k in ks]
-    per_k = ctx.cache.sweep("hyp0f1_accuracy", accuracy_rows, seeded_tasks(args, ctx.seed + 10),
-                            scheduler=ctx.scheduler, processes=ctx.workers)
+    return [("hyp0f1_accuracy", accuracy_rows, seeded_tasks(args, ctx.seed + 10))]
+
+
+def _render(ctx) -> str:
+    ks, scales = _grid(ctx.quick)
+    per_k = ctx.sweep(sweeps(ctx)[0])
     rows = [r for rows_k in per_k for r in rows_k]
     timings = _timings(ctx.quick)
     ctx.write_json("hyp0f1_accuracy", {"rows": rows, "timings": timings})

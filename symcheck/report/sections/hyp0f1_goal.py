@@ -23,6 +23,7 @@ Monte Carlo: auto's figure plus 4 standard errors) and both figures are within t
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -37,6 +38,8 @@ from symcheck.sweep import seeded_tasks
 
 ORDER = 11
 TITLE = "₀F₁ to 1e-10: the accuracy goal for k ≤ 20, σ ≤ 1e4"
+#: Seconds of a typical sweep task (one input: 0.01 s to 10 s): the report starts longer sweeps first.
+TASK_SECONDS = 1.0
 
 GOAL = methods.AUTO_RTOL
 #: Monte Carlo draws of the statistical second route, and its agreement allowance in standard errors
@@ -83,23 +86,52 @@ def _mpmath_route(sig: np.ndarray, k: int, value: float):
     return None
 
 
-def _registered_routes(sig: np.ndarray, k: int, method: str):
-    """Every other registered method that auto could run on this row: (value, error, name), lazily."""
-    row = sig[None, :]
-    for m, step in methods.auto_steps():
-        if m.name == method or step.fallback or not bool(step.applies(row, k)[0]):
-            continue
+class _Steps:
+    """auto's non-fallback steps on one row, each method run at most once and only when asked for (a row's
+    second route and its "why not" read the same runs).
+
+    Iterating yields ``(method, step, outcome)``; ``outcome()`` is one of ("scope", text), ("domain", reason),
+    ("value", v, e) or ("raised", message).
+    """
+
+    def __init__(self, sig: np.ndarray, k: int):
+        self.row, self.k = sig[None, :], k
+        self._outcomes: dict = {}
+
+    def _outcome(self, i: int, m, step):
+        if i not in self._outcomes:
+            self._outcomes[i] = self._run(m, step)
+        return self._outcomes[i]
+
+    def _run(self, m, step):
+        if not bool(step.applies(self.row, self.k)[0]):
+            return ("scope", step.scope)
         opts = methods.resolve_options(m, step.options)
-        if m.domain(row, k, opts)[0] != "":
-            continue
+        reason = m.domain(self.row, self.k, opts)[0]
+        if reason:
+            return ("domain", reason)
         try:
             with np.errstate(all="ignore"):
-                v, e = m.evaluate(row, k, **opts)
-        except (ValueError, RuntimeError):
+                v, e = m.evaluate(self.row, self.k, **opts)
+        except (ValueError, RuntimeError) as exc:
+            return ("raised", str(exc))
+        return ("value", float(v[0]), float(e[0]))
+
+    def __iter__(self):
+        for i, (m, step) in enumerate(methods.auto_steps()):
+            if not step.fallback:
+                yield m, step, functools.partial(self._outcome, i, m, step)
+
+
+def _registered_routes(steps: _Steps, method: str):
+    """Every other registered method that auto could run on this row: (value, error, name), lazily."""
+    for m, step, outcome in steps:
+        if m.name == method or outcome()[0] != "value":
             continue
-        if np.isfinite(v[0]) and np.isfinite(e[0]):
-            yield float(v[0]), float(e[0]), m.name + (f" ({', '.join(f'{a}={b}' for a, b in step.options.items())})"
-                                                       if step.options else "")
+        _, v, e = outcome()
+        if np.isfinite(v) and np.isfinite(e):
+            yield v, e, m.name + (f" ({', '.join(f'{a}={b}' for a, b in step.options.items())})"
+                                  if step.options else "")
 
 
 def _monte_carlo(sig: np.ndarray, k: int, seed: int):
@@ -119,14 +151,14 @@ def _monte_carlo(sig: np.ndarray, k: int, seed: int):
     return v, MC_Z * se, f"{label} (statistical: {MC_Z:g} SE = {MC_Z * se:.1e})"
 
 
-def _second_route(sig: np.ndarray, k: int, method: str, value: float, seed: int):
+def _second_route(sig: np.ndarray, k: int, steps: _Steps, method: str, value: float, seed: int):
     """The sharpest route other than ``method`` (the first at the goal, else the smallest error
     figure), falling back to Monte Carlo where no deterministic route reaches the goal."""
     goal = GOAL * max(1.0, abs(value))
     first = _mpmath_route(sig, k, value)
     best = first
     if best is None or best[1] > goal:
-        for cand in _registered_routes(sig, k, method):
+        for cand in _registered_routes(steps, method):
             if best is None or cand[1] < best[1]:
                 best = cand
             if best[1] <= goal:
@@ -138,27 +170,18 @@ def _second_route(sig: np.ndarray, k: int, method: str, value: float, seed: int)
     return best
 
 
-def _why_not(sig: np.ndarray, k: int) -> str:
+def _why_not(steps: _Steps) -> str:
     """Why no route of ``auto`` reaches the goal for this input, method by method."""
-    row = sig[None, :]
     parts = []
-    for m, step in methods.auto_steps():
-        if step.fallback:
-            continue
-        if not bool(step.applies(row, k)[0]):
-            parts.append(f"{m.name}: auto runs it only for {step.scope}")
-            continue
-        opts = methods.resolve_options(m, step.options)
-        reason = m.domain(row, k, opts)[0]
-        if reason:
-            parts.append(f"{m.name}: {reason}")
-            continue
-        try:
-            with np.errstate(all="ignore"):
-                _, e = m.evaluate(row, k, **opts)
-            parts.append(f"{m.name}: error figure {float(e[0]):.1e}")
-        except (ValueError, RuntimeError) as exc:
-            parts.append(f"{m.name}: {exc}")
+    for m, _, run in steps:
+        outcome = run()
+        kind = outcome[0]
+        if kind == "scope":
+            parts.append(f"{m.name}: auto runs it only for {outcome[1]}")
+        elif kind == "value":
+            parts.append(f"{m.name}: error figure {outcome[2]:.1e}")
+        else:
+            parts.append(f"{m.name}: {outcome[1]}")
     return "; ".join(dict.fromkeys(parts))
 
 
@@ -178,7 +201,8 @@ def goal_row(args: dict, rng=None) -> dict:
            "warned": any(issubclass(w.category, Hyp0f1AccuracyWarning) for w in caught),
            "goal_met": err <= goal}
     seed = int(rng.integers(2**32)) if rng is not None else 0
-    second = _second_route(sig, k, method, value, seed)
+    steps = _Steps(sig, k)
+    second = _second_route(sig, k, steps, method, value, seed)
     if second is None:
         row.update(check="none", verdict="estimate only (no second route runs here)")
     else:
@@ -195,7 +219,7 @@ def goal_row(args: dict, rng=None) -> dict:
         else:
             row["verdict"] = "above goal; consistent with the second route"
     if not row["goal_met"]:
-        row["why"] = _why_not(sig, k)
+        row["why"] = _why_not(steps)
     return row
 
 
@@ -233,12 +257,17 @@ def _summary_lines(rows: list[dict], key: str, keys: list) -> list[str]:
     return lines
 
 
-def render(ctx) -> str:
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per input (the report runs it in one pool with the other sections')."""
     ks, scales = _grid(ctx.quick)
     args = [{"k": k, "shape": shape, "sigma": sig.tolist()}
             for k in ks for s in scales for shape, sig in _shapes(k, s).items()]
-    rows = ctx.cache.sweep("hyp0f1_goal", goal_row, seeded_tasks(args, ctx.seed + 11), scheduler=ctx.scheduler,
-                           processes=ctx.workers)
+    return [("hyp0f1_goal", goal_row, seeded_tasks(args, ctx.seed + 11))]
+
+
+def render(ctx) -> str:
+    ks, _ = _grid(ctx.quick)
+    rows = ctx.sweep(sweeps(ctx)[0])
     cost = _cost_rows(ctx.quick)
     ctx.write_json("hyp0f1_goal", {"goal": GOAL, "rows": rows, "holonomic_cost": cost})
 

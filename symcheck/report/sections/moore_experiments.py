@@ -25,6 +25,8 @@ from symcheck.models.moore_scalar import (GOLDEN, bayes_predictive_mean, elbo_me
 
 ORDER = 35
 TITLE = "Moore's experiments (Figs. 1–4) with exact baselines"
+#: Seconds of a typical sweep task (one matrix: 0.3 s (k = 2) to 5 s (k = 20)): the report starts longer sweeps first.
+TASK_SECONDS = 4.0
 
 #: Fig. 4 configurations: (label, n = m, k, σ_n, matrices in full mode, in quick mode, SymVI variants).
 #: Moore used n = m = 40, k = 20, σ_n = 2 and 80 matrices. At that size one matrix's two Laplace SymVI fits take
@@ -172,11 +174,20 @@ def _own(run: dict, fitted, variants) -> dict:
         "failures": [f for f in run["failures"] if f.split(":", 1)[0] not in drop]}
 
 
+def _unique(configs) -> list:
+    """The tasks of :func:`fig4_tasks`'s configurations, each shared task once, in order."""
+    return list({id(t): t for _, tasks in configs for t in tasks}.values())
+
+
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per matrix (the report runs it in one pool with the other sections')."""
+    return [("moore_fig4", fit_matrix, _unique(fig4_tasks(ctx.seed, ctx.quick)))]
+
+
 def _fig4(ctx):
     configs = fig4_tasks(ctx.seed, ctx.quick)
-    unique = list({id(t): t for _, tasks in configs for t in tasks}.values())
-    done = dict(zip(map(id, unique), ctx.cache.sweep("moore_fig4", fit_matrix, unique, scheduler=ctx.scheduler,
-                                                      processes=ctx.workers)))
+    unique = _unique(configs)
+    done = dict(zip(map(id, unique), ctx.sweep(("moore_fig4", fit_matrix, unique))))
     out = []
     for (label, n, k, s, variants), tasks in configs:
         runs = [_own(done[id(t)], t.args["variants"], variants) for t in tasks]

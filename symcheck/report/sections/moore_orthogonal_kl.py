@@ -19,6 +19,8 @@ from symcheck.sweep import seeded_tasks
 
 ORDER = 30
 TITLE = "Moore's orthogonal KL term: printed vs corrected"
+#: Seconds of a typical sweep task (one point: 0.3–9 s): the report starts longer sweeps first.
+TASK_SECONDS = 2.0
 
 FORMS = {
     "corrected (B = MᵀX/c, exact ₀F₁)": dict(form="corrected", method="exact"),
@@ -41,17 +43,29 @@ def kl_point(args: dict, rng) -> dict:
             for name, opts in FORMS.items()}
 
 
+def _grid(quick: bool) -> tuple[np.ndarray, int]:
+    """The scales of M and the number of draws per point."""
+    return np.geomspace(0.1, 30.0, 5 if quick else 10), 200 if quick else 1000
+
+
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per (k, scale) (the report runs it in one pool with the other
+    sections')."""
+    scales, n = _grid(ctx.quick)
+    args = [{"k": k, "scale": float(s), "n": n} for k in (2, 3) for s in scales]
+    return [("moore_orthogonal_kl", kl_point, seeded_tasks(args, ctx.seed + 30))]
+
+
 def render(ctx) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scales = np.geomspace(0.1, 30.0, 5 if ctx.quick else 10)
-    n = 200 if ctx.quick else 1000
-    args = [{"k": k, "scale": float(s), "n": n} for k in (2, 3) for s in scales]
-    points = ctx.cache.sweep("moore_orthogonal_kl", kl_point, seeded_tasks(args, ctx.seed + 30),
-                             scheduler=ctx.scheduler, processes=ctx.workers)
+    scales, n = _grid(ctx.quick)
+    job = sweeps(ctx)[0]
+    args = [task.args for task in job[2]]
+    points = ctx.sweep(job)
     rows = [{"k": a["k"], "scale": a["scale"], "form": name, "kl": kl, "se": se}
             for a, point in zip(args, points) for name, (kl, se) in point.items()]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
