@@ -22,9 +22,11 @@ Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
 :func:`objective`; Ĥ^K and its gradient by Numba kernels over the hidden units' parameter blocks,
 :func:`unit_blocks`, O(K·D) per draw) and checked against finite differences in ``tests/test_gelberg_digits.py``;
 the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
-batch 100. A training step is a few Numba kernels (likelihood back-propagation, the reparameterised
-gradient with the prior, Ĥ^K, Adam), since at batch 100 and width ≤ 30 NumPy's per-call overhead
-would dominate; the matrix products and tanh stay with BLAS and NumPy's vectorised tanh.
+batch 100. A training step (:func:`_step`) is two Numba calls around NumPy's vectorised tanh:
+:func:`_forward` (mini-batch, draws, pre-activations) and :func:`_train_step` (likelihood
+back-propagation, the reparameterised gradient with the prior, Ĥ^K, Adam), since at batch 100 and
+width ≤ 30 Python's per-call overhead would dominate; the matrix products stay with BLAS, and
+:func:`objective` composes the same kernels in Python as the step's reference route.
 :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
 """
 
