@@ -224,8 +224,84 @@ def test_planted_adam_without_bias_correction_is_caught(monkeypatch):
     assert _adam_mismatch() > 1.0
 
 
+def _step_excess(method, seed=3):
+    """max |fit's training step (:func:`gd._step`) − (objective on x[batch], then Adam.step)| / tolerance.
+
+    Compared: the objective's value, the parameters and first moment after the step, the overlap.
+    Both routes run the same kernels on the same draws; the step's own parts (gathering the batch,
+    ω = μ + σ⊙ε, the fused call) are what is checked. Tolerance: the objective and its gradient sum
+    O(n·D) terms, so |Δf| ≤ n·D·eps·max(|f|, 1) and |Δg| ≤ tol_g = n·D·eps·max|g| (as in
+    :func:`_fd_excess`); Adam's first step u = lr·g/(|g| + ε) moves by at most lr·ε·tol_g/(|g| − tol_g + ε)² (its derivative, decreasing in
+    |g|), plus rounding of its few operations (6 eps·lr) and of θ + u (2 eps·|θ|); the first moment
+    m = 0.1 g by 0.1·tol_g + eps·|m|.
+    """
+    params, x, y, eps, perms = _point(seed, n=10)
+    if method == "mfvi":
+        perms = np.zeros((eps.shape[0], 0, SIZES[1]), dtype=np.intp)
+    batch = np.array([7, 2, 5, 0, 9, 3])
+    ref_value, ref_grad, ref_overlap = gd.objective(params, x[batch], y[batch], y.size, SIZES, method, eps, perms)
+    ref_adam = gd.Adam(1e-2)
+    ref_params = ref_adam.step(params, ref_grad)
+    adam, got = gd.Adam(1e-2), params.copy()
+    value, overlap = gd._step(got, adam, x, y, batch, eps, perms, gd.unit_blocks(SIZES), method == "sgm", 1.0)
+    tol_g = batch.size * D * EPS * np.max(np.abs(ref_grad))
+    g = np.abs(ref_grad)
+    assert np.all(g > tol_g)  # the bound on Adam's step needs |g| > tol_g
+    tol_p = 1e-2 * 1e-8 * tol_g / (g - tol_g + 1e-8) ** 2 + 6 * EPS * 1e-2 + 2 * EPS * np.abs(ref_params)
+    tol_m = 0.1 * tol_g + EPS * np.abs(ref_adam.m)
+    tol_f = batch.size * D * EPS * max(abs(ref_value), 1.0)
+    return max(abs(value - ref_value) / tol_f, float(np.max(np.abs(got - ref_params) / tol_p)),
+               float(np.max(np.abs(adam.m - ref_adam.m) / tol_m)),
+               abs(overlap - ref_overlap) / (4 * EPS) if method == "sgm" else float(overlap != 0.0))
+
+
+@pytest.mark.parametrize("method", ["mfvi", "sgm"])
+def test_training_step_matches_objective_then_adam(method):
+    assert _step_excess(method) <= 1.0
+
+
+@pytest.mark.parametrize("method", ["mfvi", "sgm"])
+def test_planted_training_step_errors_are_caught(monkeypatch, method):
+    """A mini-batch gathered one row off, or the other method's entropy in the fused kernel, must fail the check."""
+    real_forward, real_step = gd._forward, gd._train_step
+    with monkeypatch.context() as m:
+        m.setattr(gd, "_forward", lambda mean, sd, eps, x, y, batch, d1: real_forward(mean, sd, eps, x, y,
+                                                                                     (batch + 1) % y.size, d1))
+        assert _step_excess(method) > 1.0
+    with monkeypatch.context() as m:
+        m.setattr(gd, "_train_step", lambda *a: real_step(*a[:9], not a[9], *a[10:]))
+        assert _step_excess(method) > 1.0
+
+
+def test_drawn_permutations_are_the_groups_stream():
+    """_draw_perms makes MLPPermutation.sample's generator calls: the same elements, the generator left in the same state."""
+    group = MLPPermutation((64, 30, 10))
+    for S, K in ((1, 5), (3, 20), (2, 2)):
+        mine, ref = np.random.default_rng(S * K), np.random.default_rng(S * K)
+        perms = gd._draw_perms(group, mine, S, K)
+        np.testing.assert_array_equal(perms, group.sample(ref, S * (K - 1)).reshape(S, K - 1, 30))
+        assert perms.dtype == np.intp and perms.flags.c_contiguous
+        assert mine.bit_generator.state == ref.bit_generator.state
+    assert gd._draw_perms(group, mine, 2, 1).shape == (2, 0, 30)
+
+
+def test_zero_weight_elements_do_not_change_the_entropy_gradient():
+    """_permuted_grad skips elements of weight 0: the result equals (bit for bit) the call without those elements."""
+    params, _, _, eps, perms = _point(4, S=3, K=5)
+    mean, sd = params[0], np.exp(params[1])
+    blocks = gd.unit_blocks(SIZES)
+    unit = gd._unit_form(mean, sd, eps, blocks)[:4]  # μ, 1/σ, ω, σ⊙ε in unit form
+    w = np.random.default_rng(4).dirichlet(np.ones(5), size=3)
+    w[:, [2, 4]] = 0.0
+    w[1, 1:] = 0.0  # a draw whose moved copies all have weight 0
+    full = gd._permuted_grad(w, blocks, D, *unit, perms)
+    kept = gd._permuted_grad(w[:, [0, 1, 3]], blocks, D, *unit, np.ascontiguousarray(perms[:, [0, 2]]))
+    np.testing.assert_array_equal(full, kept)
+    assert np.any(full != 0.0)
+
+
 def test_pure_python_path_matches_jit(python_output):
-    """NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python: objectives, gradients, overlap and Adam agree.
+    """NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python: objectives, gradients, overlap, Adam and fit's training step agree.
 
     Both routes evaluate the same formulas in float64, the matrix products by the same NumPy/BLAS
     or Numba/BLAS calls in possibly different summation order: each output is a sum of at most
@@ -240,7 +316,10 @@ def test_pure_python_path_matches_jit(python_output):
         "perms = G.sample(rng, 4).reshape(2, 2, 4); out = [];"
         "[out.extend([r[0], r[2], *r[1].ravel().tolist()]) for r in"
         " (gd.objective(p, x, y, 20, (3, 4, 2), m, eps, perms) for m in ('mfvi', 'sgm'))];"
-        "out.extend(gd.Adam(0.01).step(p, p).ravel().tolist()); print(json.dumps(out))"
+        "out.extend(gd.Adam(0.01).step(p, p).ravel().tolist());"
+        "[out.extend([*gd._step(q, gd.Adam(0.01), x, y, np.arange(5), eps, r, gd.unit_blocks((3, 4, 2)), k, 1.0),"
+        " *q.ravel().tolist()]) for q, r, k in ((p.copy(), perms, True), (p.copy(), perms[:, :0], False))];"
+        "print(json.dumps(out))"
     )
     jit, python = (np.array(json.loads(python_output(code, jit))) for jit in (True, False))
     np.testing.assert_allclose(python, jit, rtol=0, atol=6 * D * EPS * np.max(np.abs(jit)))

@@ -22,9 +22,11 @@ Gradients are written out by hand (:func:`log_likelihood`, :func:`entropy_hk`,
 :func:`objective`; Ĥ^K and its gradient by Numba kernels over the hidden units' parameter blocks,
 :func:`unit_blocks`, O(K·D) per draw) and checked against finite differences in ``tests/test_gelberg_digits.py``;
 the optimiser is Adam (Kingma & Ba; :class:`Adam`) with the paper's learning rate 1e-3 and
-batch 100. A training step is a few Numba kernels (likelihood back-propagation, the reparameterised
-gradient with the prior, Ĥ^K, Adam), since at batch 100 and width ≤ 30 NumPy's per-call overhead
-would dominate; the matrix products and tanh stay with BLAS and NumPy's vectorised tanh.
+batch 100. A training step (:func:`_step`) is two Numba calls around NumPy's vectorised tanh:
+:func:`_forward` (mini-batch, draws, pre-activations) and :func:`_train_step` (likelihood
+back-propagation, the reparameterised gradient with the prior, Ĥ^K, Adam), since at batch 100 and
+width ≤ 30 Python's per-call overhead would dominate; the matrix products stay with BLAS, and
+:func:`objective` composes the same kernels in Python as the step's reference route.
 :func:`run` is the report's cached task (``symcheck/report/sections/gelberg_digits.py``).
 """
 
@@ -115,14 +117,49 @@ def load_data(name: str, replicate: int) -> dict:
 # ----- model ------------------------------------------------------------------------------
 
 
+@njit(cache=True, error_model="numpy")
+def _preactivations(x, omega, d1):
+    """Hidden pre-activations A = X W₁ᵀ + b₁ of every draw ``omega`` (S, D), shape ``(n, S, d_1)``.
+
+    W₁ and b₁ in :func:`symcheck.mlp.unpack_mlp` order (D = d₁d₀ + d₂d₁ + d₁ + d₂); one BLAS
+    product per draw.
+    """
+    n, d0 = x.shape
+    S, D = omega.shape
+    d2 = (D - d1 * d0 - d1) // (d1 + 1)
+    o_b1 = d1 * d0 + d2 * d1
+    A = np.empty((n, S, d1))
+    for s in range(S):
+        As = x @ omega[s, :d1 * d0].copy().reshape((d1, d0)).T
+        for m in range(n):
+            for j in range(d1):
+                A[m, s, j] = As[m, j] + omega[s, o_b1 + j]
+    return A
+
+
+@njit(cache=True, error_model="numpy")
+def _forward(mean, sd, eps, x, y, batch, d1):
+    """The training step's inputs in one call: rows ``batch`` of ``x`` and ``y``, ω_s = μ + σ⊙ε_s, and :func:`_preactivations`."""
+    n = batch.size
+    xb, yb = np.empty((n, x.shape[1])), np.empty(n, dtype=np.intp)
+    for m in range(n):
+        xb[m] = x[batch[m]]
+        yb[m] = y[batch[m]]
+    omega = np.empty(eps.shape)
+    for s in range(eps.shape[0]):
+        for i in range(eps.shape[1]):
+            omega[s, i] = mean[i] + sd[i] * eps[s, i]
+    return xb, yb, omega, _preactivations(xb, omega, d1)
+
+
 def _hidden_units(x, omega, layer_sizes):
     """Hidden activations tanh(W₁x + b₁) for S weight draws ``omega`` (S, D), shape ``(n, S, d_1)``.
 
-    One matrix product for all draws and NumPy's vectorised tanh.
+    :func:`_preactivations`, then NumPy's vectorised tanh (SIMD; a scalar tanh per element in a
+    Numba loop took ten times as long at width 30).
     """
-    S, (d0, d1) = omega.shape[0], layer_sizes[:2]
-    A = (x @ omega[:, :d1 * d0].reshape(S * d1, d0).T).reshape(x.shape[0], S, d1)
-    A += omega[:, d1 * d0 + d1 * layer_sizes[2]: d1 * (d0 + 1 + layer_sizes[2])]
+    A = _preactivations(np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(omega, dtype=np.float64),
+                        layer_sizes[1])
     return np.tanh(A, out=A)
 
 
@@ -227,9 +264,15 @@ def _log_q_identity(log_std, eps):
     return out
 
 
+@njit(cache=True)
 def _with_identity(a0, a_perm):
     """The K log mixture terms (S, K): log q(ω_s) first — the identity is always one of the K (Thm. 4.3)."""
-    return np.concatenate([a0[:, None], a_perm], axis=1)
+    S, J = a_perm.shape
+    out = np.empty((S, J + 1))
+    for s in range(S):
+        out[s, 0] = a0[s]
+        out[s, 1:] = a_perm[s]
+    return out
 
 
 @njit(cache=True, error_model="numpy")
@@ -320,6 +363,10 @@ def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     τ(i) and −r at i, ∂a/∂ψ = −1 + r(z − μ) at τ(i) and −r σε at i. The output bias enters a as
     ε² only (∂/∂μ = 0, ∂/∂ψ = −1). The −1's are left out (the caller adds them: Σ_j w_{sj} = 1).
     The sum is accumulated in unit form, then scattered to the coordinates ``blocks``.
+
+    Elements with w_{sj} = 0 (in training every permuted copy's weight underflows to 0: the
+    report's ``overlap_max``) are skipped: their terms r = 0·(…) are signed zeros, and adding a
+    signed zero to these accumulators (which start at +0 and so are never −0) changes no bit.
     """
     S, J, d = perms.shape
     p = mu.shape[1]
@@ -328,8 +375,12 @@ def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     r_sum = np.empty((d, p))  # Σ_j r at unit i of draw s; the σε factor is common to the j
     for s in range(S):
         r_sum[:] = 0.0
+        moved = False
         for j in range(J):
             wj = w[s, j + 1]
+            if wj == 0.0:
+                continue
+            moved = True
             for i in range(d):
                 t = perms[s, j, i]
                 om, m_t, iv_t, mu_t, ps_t, r_i = omega[s, i], mu[t], inv_var[t], at_t[0, t], at_t[1, t], r_sum[i]
@@ -339,6 +390,8 @@ def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
                     mu_t[c] += r
                     ps_t[c] += r * dev
                     r_i[c] += r
+        if not moved:
+            continue
         for i in range(d):
             for c in range(p):
                 at_i[0, i, c] += r_sum[i, c]
@@ -351,6 +404,7 @@ def _permuted_grad(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     return out
 
 
+@njit(cache=True, error_model="numpy")
 def _hk_gradient(w, blocks, dim, mu, inv_sd, omega, sd_eps, perms):
     """Gradient of mean_s t_s, t_s = log K − logsumexp_j a_{sj}, in (μ, ψ), shape ``(2, D)``.
 
@@ -403,6 +457,26 @@ def entropy_hk(mean, log_std, eps, perms, blocks, grad: bool = True):
     if not grad:
         return terms
     return terms, _hk_gradient(w, blocks, mean.size, mu, inv_sd, omega, sd_eps, perms), overlap
+
+
+@njit(cache=True, error_model="numpy")
+def _hk_terms(mean, sd, log_std, eps, perms, blocks):
+    """:func:`entropy_hk`'s kernels composed inside Numba for :func:`_train_step` (``sd`` = exp(``log_std``)).
+
+    Returns the t_s, the softmax weights and overlaps of :func:`_mixture_weights`, and the unit
+    form (μ, 1/σ, ω_s, σ⊙ε_s) that :func:`_hk_gradient` takes. :func:`entropy_hk` composes the same
+    kernels in Python, the reference route of the training-step test.
+    """
+    mu, inv_sd, omega, sd_eps, eps_u = _unit_form(mean, sd, eps, blocks)
+    a0 = _log_q_identity(log_std, eps)
+    terms, w, overlap = _mixture_weights(_with_identity(a0, _permuted_logq(a0, mu, inv_sd, omega, eps_u, perms)), perms)
+    return terms, w, overlap, (mu, inv_sd, omega, sd_eps)
+
+
+@njit(cache=True)
+def _gaussian_entropy(log_std):
+    """H(q) = D(½ log 2π + ½) + Σψ of q = N(μ, diag exp(2ψ))."""
+    return log_std.size * (_HALF_LOG_2PI + 0.5) + log_std.sum()
 
 
 @njit(cache=True)
@@ -466,13 +540,40 @@ def objective(params, x, y, n_total, layer_sizes, method, eps, perms=None, prior
     ll, g = log_likelihood(mean + sd * eps, x, y, layer_sizes)
     value, grad = _data_and_prior(mean, sd, eps, ll, g, scale, prior_var)
     if method == "mfvi":
-        ent, overlap = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum(), 0.0
+        ent, overlap = _gaussian_entropy(log_std), 0.0
         grad[1] += 1.0
     else:
         terms, g_ent, overlaps = entropy_hk(mean, log_std, eps, perms, unit_blocks(tuple(layer_sizes)))
         ent, overlap = terms.mean(), float(overlaps.max())
         grad += g_ent
     return float(value + ent), grad, overlap
+
+
+@njit(cache=True, error_model="numpy")
+def _train_step(params, sd, eps, omega, x, y, hidden, perms, blocks, sgm, scale, prior_var,
+                m, v, lr, beta1, beta2, adam_eps, corr1, corr2):
+    """One training step in one call: :func:`objective`'s value and gradient, then :func:`_adam_kernel` on ``params``.
+
+    The same kernels as :func:`objective` (which stays the reference route, composed in Python):
+    ``sd`` = exp(ψ), ``omega`` = μ + σ⊙ε_s and ``hidden`` = :func:`_hidden_units` of the mini-batch
+    ``x`` are computed by the caller (NumPy's vectorised exp and tanh); ``scale`` = N/M; ``sgm``
+    selects Ĥ^K (with ``perms``, ``blocks``) over H(q). ``params`` (2, D) is overwritten by the Adam
+    ascent step with moments ``m``, ``v`` (updated in place) and bias corrections ``corr1``, ``corr2``.
+    Returns the value and overlap of :func:`objective`.
+    """
+    mean, log_std = params[0], params[1]
+    ll, g = np.empty(omega.shape[0]), np.zeros(omega.shape)
+    _likelihood_kernel(omega, x, y, hidden, ll, g)
+    value, grad = _data_and_prior(mean, sd, eps, ll, g, scale, prior_var)
+    if sgm:
+        terms, w, overlaps, (mu, inv_sd, om_u, sd_eps) = _hk_terms(mean, sd, log_std, eps, perms, blocks)
+        grad += _hk_gradient(w, blocks, mean.size, mu, inv_sd, om_u, sd_eps, perms)
+        ent, overlap = terms.mean(), overlaps.max()
+    else:
+        grad[1] += 1.0
+        ent, overlap = _gaussian_entropy(log_std), 0.0
+    params[:] = _adam_kernel(params, grad, m, v, lr, beta1, beta2, adam_eps, corr1, corr2)
+    return value + ent, overlap
 
 
 # ----- optimiser and training -------------------------------------------------------------
@@ -488,12 +589,16 @@ class Adam:
 
     def step(self, params, grad):
         """Return the parameters after one ascent step along ``grad`` (:func:`_adam_kernel`)."""
-        if self.m is None:
-            self.m, self.v = np.zeros_like(grad), np.zeros_like(grad)
-        self.t += 1
         params, grad = np.ascontiguousarray(params, dtype=np.float64), np.ascontiguousarray(grad, dtype=np.float64)
-        return _adam_kernel(params, grad, self.m, self.v, self.lr, self.beta1, self.beta2, self.eps,
-                            1 - self.beta1**self.t, 1 - self.beta2**self.t)
+        corrections = self.advance(grad.shape)  # before reading the moments: the first step creates them
+        return _adam_kernel(params, grad, self.m, self.v, self.lr, self.beta1, self.beta2, self.eps, *corrections)
+
+    def advance(self, shape):
+        """Count one step (moments started at zero of ``shape`` on the first); return the bias corrections 1 − β₁ᵗ, 1 − β₂ᵗ."""
+        if self.m is None:
+            self.m, self.v = np.zeros(shape), np.zeros(shape)
+        self.t += 1
+        return 1 - self.beta1**self.t, 1 - self.beta2**self.t
 
 
 @njit(cache=True, error_model="numpy")
@@ -513,10 +618,34 @@ def _adam_kernel(params, grad, m, v, lr, beta1, beta2, eps, corr1, corr2):
 
 
 def _draw_perms(group, rng, S, K):
-    """S(K − 1) uniform hidden-unit permutations, shape ``(S, K − 1, d_1)``."""
+    """S(K − 1) uniform hidden-unit permutations, shape ``(S, K − 1, d_1)``.
+
+    The draws of ``group.sample(rng, S(K − 1))`` for the one hidden layer (the same generator
+    calls, so the same stream: ``tests/test_gelberg_digits.py`` checks it), without its argument
+    checks, which cost more than the draw itself once per training step.
+    """
+    d = group.hidden[0]
     if K == 1:
-        return np.zeros((S, 0, group.hidden[0]), dtype=np.intp)
-    return group.sample(rng, S * (K - 1)).reshape(S, K - 1, group.hidden[0])
+        return np.zeros((S, 0, d), dtype=np.intp)
+    out = np.empty((S, K - 1, d), dtype=np.intp)
+    rng.permuted(np.broadcast_to(np.arange(d, dtype=np.intp), (S * (K - 1), d)), axis=1, out=out.reshape(-1, d))
+    return out
+
+
+def _step(params, adam, x, y, batch, eps, perms, blocks, sgm, prior_var):
+    """One training step of :func:`fit` on the rows ``batch`` of the training set ``x``, ``y``: ``params`` updated in place.
+
+    :func:`_forward`, NumPy's tanh, then :func:`_train_step` with the moments of ``adam``;
+    ``perms`` has shape ``(S, K − 1, d_1)`` (K = 1 for MFVI). Equals :func:`objective` on
+    ``x[batch]``, ``y[batch]`` followed by ``adam.step`` (``tests/test_gelberg_digits.py``).
+    Returns (objective value, overlap).
+    """
+    sd, corrections = np.exp(params[1]), adam.advance(params.shape)
+    xb, yb, omega, hidden = _forward(params[0], sd, eps, x, y, batch, perms.shape[2])
+    value, overlap = _train_step(params, sd, eps, omega, xb, yb, np.tanh(hidden, out=hidden), perms, blocks, sgm,
+                               y.size / batch.size, prior_var, adam.m, adam.v, adam.lr, adam.beta1, adam.beta2,
+                               adam.eps, *corrections)
+    return value, overlap
 
 
 def converged(epoch_means, window: int):
@@ -558,6 +687,8 @@ def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1,
     b1[...], b2[...] = 0.0, 0.0
     params = np.stack([mean, np.full(group.dim, init_log_std)])
     adam = Adam(lr)
+    sgm, blocks = method == "sgm", unit_blocks(sizes)
+    no_perms = np.zeros((n_draws, 0, width), dtype=np.intp)
     epoch_means, overlap = [], 0.0
     for _ in range(epochs):
         order = rng.permutation(y.size)
@@ -565,11 +696,10 @@ def fit(data, width, method, K, rng, epochs, batch_size=100, lr=1e-3, n_draws=1,
         for start in range(0, y.size, batch_size):
             batch = order[start: start + batch_size]
             eps = rng.standard_normal((n_draws, group.dim))
-            perms = _draw_perms(group, rng, n_draws, K) if method == "sgm" else None
-            value, grad, step_overlap = objective(params, x[batch], y[batch], y.size, sizes, method, eps, perms, prior_var)
+            perms = _draw_perms(group, rng, n_draws, K) if sgm else no_perms
+            value, step_overlap = _step(params, adam, x, y, batch, eps, perms, blocks, sgm, prior_var)
             values.append(value)
             overlap = max(overlap, step_overlap)
-            params = adam.step(params, grad)
         epoch_means.append(float(np.mean(values)))
     return params, epoch_means, adam.t, overlap
 
@@ -605,7 +735,7 @@ def _elbo_estimates(params, data, sizes, rng, n_eval, K_eval, prior_var):
     ll = np.concatenate([log_likelihood(mean + sd * e, data["x_train"], data["y_train"], sizes, grad=False)
                          for e in np.array_split(eps, max(1, n_eval // 10))])
     lp = _expected_log_prior(mean, sd, prior_var)
-    h = mean.size * (_HALF_LOG_2PI + 0.5) + log_std.sum()
+    h = _gaussian_entropy(log_std)
     hk = entropy_hk(mean, log_std, eps, _draw_perms(MLPPermutation(sizes), rng, n_eval, K_eval), unit_blocks(sizes), grad=False)
     mi = hk + _log_q_identity(log_std, eps)
     out = {}
