@@ -31,9 +31,8 @@ SEEDS = 10
 #: 200 epochs no run met the convergence criterion (0 of 160) and a width-30 MFVI fit's training objective was
 #: still ≈ 1000 nats below its level at 1e-2 (−2174 vs −1186, measured). At 1e-2 the constant-step objective
 #: levels off by ≈ 1200 epochs (width-30 MFVI: −1098 at 600, −1075 at 1200, −1074 at 1600 epochs), and 6 of 6
-#: width-20/30 trial runs met the criterion at 1500 epochs (measured on an idle machine after the training step
-#: moved to Numba: about 1.5–2.4 s per MFVI fit, 4 s per SGM K = 20 fit at width 30; 370 s of compute for the
-#: 160 fits of a cold report, ~3 minutes on 2 cores); the fits are kept in the result cache.
+#: width-20/30 trial runs met the criterion at 1500 epochs; the fits are kept in the result cache (the section
+#: states their compute time; with the fused Numba training step 0.8–2.5 s per fit on one core, 2026-11-26).
 LR = 1e-2
 EPOCHS = 1500
 #: Quick (smoke) report: two widths, two seeds, a few epochs, fewer predictive samples.
