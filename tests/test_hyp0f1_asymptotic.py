@@ -185,6 +185,36 @@ def test_rotation_angles_and_jacobian_match_the_complex_spectrum(k, rng):
     assert np.all(np.abs(expmap.log_exp_jacobian(phi, k) - log_j_c) <= d_log_j)
 
 
+def _expm_diagonal_mp(big):
+    """diag(e^Θ) of each matrix by mpmath.expm at 30 digits (error far below float64)."""
+    with mpmath.workdps(30):
+        return np.array([[float(v) for v in np.diag(mpmath.expm(mpmath.matrix(m.tolist())).tolist())] for m in big])
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_exp_diagonal_matches_mpmath_expm(k, rng):
+    """diag(e^Θ) = Σₘ W_{im}² cos √μₘ from the eigendecomposition of −Θ² vs mpmath's expm, also with an
+    angle of 1e-9 (a repeated eigenvalue near 0), and its angles vs `expmap.rotation_angles`.
+
+    Bound: fl(Θ·Θ) and the eigensolver's backward error (p(k) taken as k) move −Θ² by ≤ 2k·eps·‖Θ‖_F²
+    in Frobenius norm, and cos √μ has |d/dμ| ≤ ½, so the matrix function moves by ≤ k·eps·‖Θ‖_F²
+    (Fréchet derivative of a symmetric matrix function bounded by sup |f'|); W's loss of orthogonality
+    and the k-term sums add ≤ 3k·eps. Planted: cos μ for cos √μ.
+    """
+    big = _skew_test_set(k, rng)[::6]
+    ref = _expm_diagonal_mp(big)
+    tol = (k * EPS * np.sum(big**2, axis=(1, 2)) + 3 * k * EPS)[:, None]
+    diag, phi = expmap.exp_diagonal(big)
+    assert np.all(np.abs(diag - ref) <= tol)
+    # both angle routes are within (2k + 2)·eps·‖Θ‖_F² of the true φ² (`_angle_route_bounds`)
+    fro2 = np.sum(big**2, axis=(1, 2))[:, None]
+    assert np.all(np.abs(phi**2 - expmap.rotation_angles(big) ** 2) <= 2 * (2 * k + 2) * EPS * fro2)
+    mu, w = np.linalg.eigh(-(big @ big))
+    planted = np.einsum("nim,nm->ni", w**2, np.cos(mu))
+    moved = phi.max(axis=1) > 0.1  # cos μ ≈ cos √μ ≈ 1 where every angle is tiny
+    assert np.all(np.abs(planted - ref).max(axis=1)[moved] > tol[moved, 0]) and np.sum(moved) >= 8
+
+
 @pytest.mark.parametrize("k", [5, 7])
 def test_angle_route_bounds_catch_planted_errors(k, rng):
     """Planted, odd k: pairs taken without skipping the 0 of −Θ² (angles), and log J without its

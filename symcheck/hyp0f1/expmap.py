@@ -25,7 +25,9 @@ import numpy as np
 
 from symcheck._mc import log_mean_exp_se
 
-__all__ = ["log_exp_jacobian", "log_vol_so_mc", "rotation_angles", "skew_from_theta"]
+__all__ = [
+    "angles_from_squares", "exp_diagonal", "log_exp_jacobian", "log_vol_so_mc", "rotation_angles", "skew_from_theta",
+]
 
 
 def skew_from_theta(theta: np.ndarray, k: int) -> np.ndarray:
@@ -37,16 +39,33 @@ def skew_from_theta(theta: np.ndarray, k: int) -> np.ndarray:
     return big
 
 
-def rotation_angles(big: np.ndarray) -> np.ndarray:
-    """Rotation angles φ (n, ⌊k/2⌋) ≥ 0 of skew Θ (n, k, k), ascending.
+def angles_from_squares(mu: np.ndarray, k: int) -> np.ndarray:
+    """Rotation angles φ (n, ⌊k/2⌋) ≥ 0, ascending, from the ascending eigenvalues ``mu`` (n, k) of −Θ².
 
     The eigenvalues of ΘᵀΘ = −Θ² are φₐ² twice each (and one 0 when k is odd, the smallest), so
-    after the sorted real symmetric eigenvalues skip the 0 (k odd), each consecutive pair is one φₐ²
-    (averaged; negative rounding clipped to 0).
+    after skipping the 0 (k odd), each consecutive pair is one φₐ² (averaged; negative rounding
+    clipped to 0).
     """
-    k = big.shape[1]
-    mu = np.linalg.eigvalsh(-(big @ big))[:, k % 2:]
+    mu = mu[:, k % 2:]
     return np.sqrt(np.maximum(0.5 * (mu[:, 0::2] + mu[:, 1::2]), 0.0))
+
+
+def rotation_angles(big: np.ndarray) -> np.ndarray:
+    """Rotation angles φ (n, ⌊k/2⌋) ≥ 0 of skew Θ (n, k, k), ascending (:func:`angles_from_squares` of
+    the real symmetric eigenvalues of −Θ²)."""
+    return angles_from_squares(np.linalg.eigvalsh(-(big @ big)), big.shape[1])
+
+
+def exp_diagonal(big: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Diagonal of e^Θ (n, k) and the rotation angles (n, ⌊k/2⌋) of skew Θ (n, k, k), from one real
+    symmetric eigendecomposition −Θ² = W diag(μ) Wᵀ.
+
+    e^Θ = cos √(−Θ²) + (its odd part Σ Θ^{2j+1}/(2j+1)!, skew: zero diagonal), so (e^Θ)ᵢᵢ =
+    Σₘ W_{im}² cos √μₘ. cos √μ is entire in μ, so the choice of W within the repeated eigenvalues
+    (every φₐ² is one) does not matter.
+    """
+    mu, w = np.linalg.eigh(-(big @ big))
+    return np.einsum("nim,nm->ni", w**2, np.cos(np.sqrt(np.maximum(mu, 0.0)))), angles_from_squares(mu, big.shape[1])
 
 
 def log_exp_jacobian(phi: np.ndarray, k: int) -> np.ndarray:
