@@ -83,13 +83,13 @@ def test_log_jacobian_coefficients_match_mpmath_taylor():
     assert asymptotic.log_jacobian_coefficient(3) == Fraction(1, 181440)
 
 
-@pytest.mark.parametrize("k", [3, 4, 6])
-def test_exp_jacobian_from_spectrum_matches_matrix_series(k, rng):
-    """log J from the spectrum of −iΘ vs log det(sinh(ad/2)/(ad/2)) by its matrix power series."""
+@pytest.mark.parametrize("k", [3, 4, 5, 6, 8])
+def test_exp_jacobian_from_angles_matches_matrix_series(k, rng):
+    """log J from the rotation angles vs log det(sinh(ad/2)/(ad/2)) by its matrix power series."""
     theta = 0.6 * rng.standard_normal((4, k * (k - 1) // 2))
     big = expmap.skew_from_theta(theta, k)
-    lam = expmap.rotation_spectrum(big)
-    assert np.all(np.abs(lam).max(axis=1) < np.pi)
+    phi = expmap.rotation_angles(big)
+    assert np.all(phi.max(axis=1) < np.pi)
     half = _ad_matrices(big) / 2
     term = np.broadcast_to(np.eye(half.shape[1]), half.shape).copy()
     series = term.copy()
@@ -98,7 +98,7 @@ def test_exp_jacobian_from_spectrum_matches_matrix_series(k, rng):
         term = term @ sq / ((2 * j) * (2 * j + 1))
         series = series + term
     direct = np.linalg.slogdet(series)[1]
-    got = expmap.log_exp_jacobian(lam)
+    got = expmap.log_exp_jacobian(phi, k)
     assert np.all(np.abs(got - direct) <= 1e3 * EPS * (1 + np.abs(direct)))
 
 
@@ -107,13 +107,129 @@ def test_exp_jacobian_series_truncation(rng):
     k = 5
     big = expmap.skew_from_theta(0.05 * rng.standard_normal((4, 10)), k)
     ad = _ad_matrices(big)
-    lam = expmap.rotation_spectrum(big)
+    phi = expmap.rotation_angles(big)
     approx = sum(float(asymptotic.log_jacobian_coefficient(p)) * np.trace(np.linalg.matrix_power(ad, 2 * p),
                                                                            axis1=1, axis2=2) for p in (1, 2, 3))
     rho = np.linalg.norm(ad, 2, axis=(1, 2))
     # |c_p| ≤ 2/(2π)^{2p} (radius of convergence 2π), so the tail is ≤ N·2(ρ/2π)^8/(1 − (ρ/2π)²)
     tail = ad.shape[1] * 2 * (rho / (2 * np.pi)) ** 8 / (1 - (rho / (2 * np.pi)) ** 2)
-    assert np.all(np.abs(expmap.log_exp_jacobian(lam) - approx) <= tail + ROUNDING)
+    assert np.all(np.abs(expmap.log_exp_jacobian(phi, k) - approx) <= tail + ROUNDING)
+
+
+def _skew_test_set(k, rng):
+    """60 skew k×k matrices: 50 with N(0, 0.4²) entries, 10 = Q·(angles 1e-9, 0.5 … 2.5)·Qᵀ, one angle
+    near 0 (where √ of a rounded φ² is only good to √eps), Q Haar from the QR of a Gaussian matrix."""
+    m = k // 2
+    big = [expmap.skew_from_theta(0.4 * rng.standard_normal((50, k * (k - 1) // 2)), k)]
+    for _ in range(10):
+        block = np.zeros((k, k))
+        for a, ang in enumerate(np.concatenate([[1e-9], rng.uniform(0.5, 2.5, m - 1)])):
+            block[2 * a, 2 * a + 1], block[2 * a + 1, 2 * a] = ang, -ang
+        q, r = np.linalg.qr(rng.standard_normal((k, k)))
+        q = q * np.sign(np.diag(r))
+        big.append((q @ block @ q.T)[None])
+    big = np.concatenate(big)
+    return 0.5 * (big - big.transpose(0, 2, 1))
+
+
+def _complex_route(big):
+    """The spectrum λ of −iΘ (complex Hermitian eigvalsh): angles (pairs of sorted |λ|, the 0 of odd k
+    skipped), log J = Σ_{i<j} log |sinc((λᵢ + λⱼ)/2)| over all pairs, and max |λ|."""
+    k = big.shape[1]
+    lam = np.linalg.eigvalsh(-1j * big)
+    mag = np.sort(np.abs(lam), axis=1)[:, k % 2:]
+    iu, ju = np.triu_indices(k, 1)
+    with np.errstate(divide="ignore"):
+        log_j = np.sum(np.log(np.abs(np.sinc((lam[:, iu] + lam[:, ju]) / (2 * np.pi)))), axis=1)
+    return 0.5 * (mag[:, 0::2] + mag[:, 1::2]), log_j, np.abs(lam).max(axis=1)
+
+
+def _angle_route_bounds(big):
+    """Rounding bounds for comparing the real route (eigvalsh of −Θ², :func:`expmap.rotation_angles`)
+    with :func:`_complex_route`: on the squared angles u = φ², and on log J.
+
+    Real route: fl(Θ·Θ) is within k·eps·|Θ|ᵀ|Θ| (2-norm ≤ ‖Θ‖_F²), the symmetric eigensolver adds a
+    backward error p(k)·eps·‖Θ‖₂² (p(k) taken as k), √ and the pair average one eps each: |Δu| ≤
+    (2k + 2)·eps·‖Θ‖_F². Complex route: |Δλ| ≤ k·eps·‖Θ‖₂, so |Δ(λ²)| ≤ (2‖Θ‖₂ + k·eps·‖Θ‖₂)·k·eps·‖Θ‖₂.
+    log J: with ℓ(x) = log sinc x, −ℓ''(x) = csc²x − 1/x² is increasing on [0, π), M its value at x₀
+    = max φ (every argument is ≤ x₀). J is even in each φₐ; |∂ log J/∂uₐ| ≤ M·m/2 (m = ⌊k/2⌋: each
+    pair term's φₐ-derivative is ℓ'(x) + ℓ'(y), x + y = φₐ, at most φₐ·M; the odd-k term's is
+    ℓ'(φₐ/2), at most φₐ·M/2), so the real route is within M·m²/2·|Δu|. The complex route's
+    k(k−1)/2 terms each move by ≤ |ℓ'|·|Δλ| ≤ x₀·M·|Δλ|. Each evaluated log sinc and sum adds
+    ~eps·(1 + |log J|) per term: k²·eps·(1 + |log J|) for both.
+    """
+    k = big.shape[1]
+    m = k // 2
+    fro2 = np.sum(big**2, axis=(1, 2))
+    norm2 = np.linalg.norm(big, 2, axis=(1, 2))
+    d_lam = k * EPS * norm2
+    du_real = (2 * k + 2) * EPS * fro2
+    du = du_real + (2 * norm2 + d_lam) * d_lam
+    _, log_j, x0 = _complex_route(big)
+    big_m = 1 / np.sin(x0) ** 2 - 1 / x0**2
+    d_log_j = big_m * (m * m / 2 * du_real + k * (k - 1) / 2 * x0 * d_lam) + k * k * EPS * (1 + np.abs(log_j))
+    return du, d_log_j
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7, 8])
+def test_rotation_angles_and_jacobian_match_the_complex_spectrum(k, rng):
+    """Angles from eigvalsh(−Θ²) and log J from them vs the spectrum of −iΘ (complex Hermitian, the
+    route they replace) within the rounding bounds of `_angle_route_bounds`, also with an angle of 1e-9."""
+    big = _skew_test_set(k, rng)
+    phi_c, log_j_c, x0 = _complex_route(big)
+    assert np.all(x0 < np.pi)
+    du, d_log_j = _angle_route_bounds(big)
+    phi = expmap.rotation_angles(big)
+    assert phi.shape == (big.shape[0], k // 2) and np.all(np.diff(phi, axis=1) >= 0)
+    assert np.all(np.abs(phi**2 - phi_c**2) <= du[:, None])
+    assert np.all(np.abs(expmap.log_exp_jacobian(phi, k) - log_j_c) <= d_log_j)
+
+
+def _expm_diagonal_mp(big):
+    """diag(e^Θ) of each matrix by mpmath.expm at 30 digits (error far below float64)."""
+    with mpmath.workdps(30):
+        return np.array([[float(v) for v in np.diag(mpmath.expm(mpmath.matrix(m.tolist())).tolist())] for m in big])
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_exp_diagonal_matches_mpmath_expm(k, rng):
+    """diag(e^Θ) = Σₘ W_{im}² cos √μₘ from the eigendecomposition of −Θ² vs mpmath's expm, also with an
+    angle of 1e-9 (a repeated eigenvalue near 0), and its angles vs `expmap.rotation_angles`.
+
+    Bound: fl(Θ·Θ) and the eigensolver's backward error (p(k) taken as k) move −Θ² by ≤ 2k·eps·‖Θ‖_F²
+    in Frobenius norm, and cos √μ has |d/dμ| ≤ ½, so the matrix function moves by ≤ k·eps·‖Θ‖_F²
+    (Fréchet derivative of a symmetric matrix function bounded by sup |f'|); W's loss of orthogonality
+    and the k-term sums add ≤ 3k·eps. Planted: cos μ for cos √μ.
+    """
+    big = _skew_test_set(k, rng)[::6]
+    ref = _expm_diagonal_mp(big)
+    tol = (k * EPS * np.sum(big**2, axis=(1, 2)) + 3 * k * EPS)[:, None]
+    diag, phi = expmap.exp_diagonal(big)
+    assert np.all(np.abs(diag - ref) <= tol)
+    # both angle routes are within (2k + 2)·eps·‖Θ‖_F² of the true φ² (`_angle_route_bounds`)
+    fro2 = np.sum(big**2, axis=(1, 2))[:, None]
+    assert np.all(np.abs(phi**2 - expmap.rotation_angles(big) ** 2) <= 2 * (2 * k + 2) * EPS * fro2)
+    mu, w = np.linalg.eigh(-(big @ big))
+    planted = np.einsum("nim,nm->ni", w**2, np.cos(mu))
+    moved = phi.max(axis=1) > 0.1  # cos μ ≈ cos √μ ≈ 1 where every angle is tiny
+    assert np.all(np.abs(planted - ref).max(axis=1)[moved] > tol[moved, 0]) and np.sum(moved) >= 8
+
+
+@pytest.mark.parametrize("k", [5, 7])
+def test_angle_route_bounds_catch_planted_errors(k, rng):
+    """Planted, odd k: pairs taken without skipping the 0 of −Θ² (angles), and log J without its
+    sinc((φₐ − φ_b)/2) terms, must break the bounds the true routes meet."""
+    big = _skew_test_set(k, rng)
+    phi_c, log_j_c, _ = _complex_route(big)
+    du, d_log_j = _angle_route_bounds(big)
+    mu = np.linalg.eigvalsh(-(big @ big))
+    unskipped = np.sqrt(np.maximum(0.5 * (mu[:, 0:-1:2] + mu[:, 1::2]), 0.0))
+    assert np.all(np.abs(unskipped**2 - phi_c**2).max(axis=1) > du)
+    phi = expmap.rotation_angles(big)
+    ia, ib = np.triu_indices(k // 2, 1)
+    no_diff = expmap.log_exp_jacobian(phi, k) - 2 * np.sum(np.log(np.sinc((phi[:, ia] - phi[:, ib]) / (2 * np.pi))),
+                                                           axis=1)
+    assert np.all(np.abs(no_diff - log_j_c) > d_log_j)
 
 
 # --- the Wick engine against Gauss–Hermite quadrature ---------------------------------------

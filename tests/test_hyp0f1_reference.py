@@ -5,6 +5,10 @@ coefficient 1/b of the series, the scalar ₀F₁ for rank one, and the O(3) qua
 claims module; the float64 series is compared in the claims hyp0f1.series.*.
 """
 
+import itertools
+import math
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import pytest
@@ -91,3 +95,28 @@ def test_closed_form_mp_refuses_inputs_without_a_closed_form():
     with mpmath.workdps(30):  # k = 1 is cosh, and rank one at σ = 0 is 1
         assert abs(closed_form_mp([0.7], 1) - mpmath.cosh(mpmath.mpf(0.7))) < mpmath.mpf(10) ** -29
         assert closed_form_mp([0.0, 0.0, 0.0, 0.0], 4) == 1
+
+
+def _monomial_by_permutations(lam, x):
+    """m_λ(x) as an exact Fraction: the sum of x^α over the distinct orderings α of λ padded to len(x)."""
+    alphas = set(itertools.permutations(tuple(lam) + (0,) * (len(x) - len(lam))))
+    return sum(math.prod(Fraction(xi) ** a for xi, a in zip(x, alpha)) for alpha in alphas)
+
+
+def test_monomials_are_exact_then_rounded_once():
+    """The integer recursion of `_monomials` vs the exact sum over the orderings of each λ (Fractions),
+    with a zero, a 2^-300 and equal variables: one rounding to the working precision, |rel err| ≤ 2^-prec;
+    planted: the same comparison against x with one entry moved by one float64 ulp fails."""
+    floats = [0.75, 1.0 / 3.0, 0.0, 2.0**-300, 0.75]
+    parts = [lam for m in range(7) for lam in reference._partitions(m, 4)]
+    with mpmath.workprec(120):
+        x = [mpmath.mpf(v) for v in floats]
+        got = reference._monomials(x, parts)
+        moved = [Fraction(v) for v in floats]
+        moved[1] = Fraction(np.nextafter(floats[1], 1.0))
+        for lam in parts:
+            exact = _monomial_by_permutations(lam, [Fraction(v) for v in floats])
+            assert abs(Fraction(*got[lam].as_integer_ratio()) - exact) <= exact * Fraction(1, 2**120)
+            if lam:  # x₂ = 1/3 enters a fair share of the terms of every m_λ: one ulp moves it by ~2^-56 relative
+                assert abs(Fraction(*got[lam].as_integer_ratio()) - _monomial_by_permutations(lam, moved)) \
+                    > exact * Fraction(1, 2**120)

