@@ -290,8 +290,9 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
     report in ``out``.
 
     Order of work: the sections marked ``TIMED`` (they measure speed) alone on an idle machine; then every
-    section's cached sweeps (its ``sweeps(ctx)``) start in one pool in a background thread
-    (:meth:`ResultCache.prefetch`, longest tasks first by the sections' ``TASK_SECONDS``) while this process
+    section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a background thread
+    (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; longest tasks first by the sections'
+    ``TASK_SECONDS``) while this process
     runs the claims and renders the sections without sweeps; last, the sections with sweeps, which find their
     results computed. Results do not depend on this order (every task has its own seed).
 
@@ -325,8 +326,9 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
             render(mod)
         jobs = [job for mod in sorted(sweeping, key=lambda m: -getattr(m, "TASK_SECONDS", 1.0))
                 for job in mod.sweeps(ctx)]
+        todo = ctx.cache.missing(jobs)  # keyed here: a key computed while this thread imports could differ
         with ThreadPoolExecutor(max_workers=1) as background:
-            prefetched = background.submit(ctx.cache.prefetch, jobs, scheduler=ctx.scheduler, processes=ctx.workers)
+            prefetched = background.submit(ctx.cache.compute, todo, scheduler=ctx.scheduler, processes=ctx.workers)
             run_claims()
             for mod in plain:
                 render(mod)

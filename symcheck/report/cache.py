@@ -28,9 +28,10 @@ reproduces the report from it in minutes, and any change to the code behind a sw
 sweep run again. Every entry records the commit, time and seconds of the run that computed it;
 sections report how many of their results came from the cache.
 
-The report first hands every section's sweeps to :meth:`ResultCache.prefetch`, which runs all their
-missing tasks in one pool in a background thread while the report runs its claims and the sections
-without sweeps; the sections that sweep render afterwards and find their results in memory.
+The report first collects every section's sweeps, keys their tasks (:meth:`ResultCache.missing`, in the
+main thread) and computes the missing ones in one pool in a background thread
+(:meth:`ResultCache.compute`) while it runs its claims and the sections without sweeps; the sections
+that sweep render afterwards and find their results in memory.
 """
 
 from __future__ import annotations
@@ -184,26 +185,21 @@ class ResultCache:
         for (key, _), out in zip(todo, outs):
             self._computed[key] = out
 
-    def prefetch(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]], *, scheduler: str | None = None,
-                 processes: int | None = None) -> int:
-        """Compute, in one sweep, every task of several sweeps that the cache does not hold.
-
-        The report calls this once for all its sections, so their tasks share one process pool (no
-        pool waits for the slowest task of one sweep while the other cores idle) and run while the
-        report does its serial work; each section's :meth:`sweep` then finds its results here.
+    def missing(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]]) -> list[tuple[str, Task]]:
+        """The tasks of several sweeps that neither this run nor the folder holds, keyed, in order.
 
         Parameters
         ----------
         jobs : sequence of (name, fn, tasks)
             As the arguments of :meth:`sweep`, in the order their tasks should start (longest first
-            keeps the pool busy to the end).
-        scheduler, processes
-            As in :func:`symcheck.sweep.run_sweep`.
+            keeps a pool busy to the end).
 
         Returns
         -------
-        int
-            The number of tasks computed.
+        list of (key, task)
+            For :meth:`compute`. Call this in the thread that imports modules: a code key walks the
+            modules (`symcheck.report.codekey`), and a module half-imported by another thread would
+            give another key.
         """
         todo, seen = [], set()
         for name, fn, tasks in jobs:
@@ -212,8 +208,22 @@ class ResultCache:
                     continue
                 seen.add(key)
                 todo.append((key, Task(_Entry(fn, path, header, self.commit), task.seed)))
+        return todo
+
+    def compute(self, todo: list[tuple[str, Task]], *, scheduler: str | None = None,
+                processes: int | None = None) -> int:
+        """Compute the tasks :meth:`missing` returned in one sweep (one process pool for every sweep); each
+        section's :meth:`sweep` then finds its results here. Safe to run in a background thread.
+
+        ``scheduler``, ``processes`` as in :func:`symcheck.sweep.run_sweep`. Returns the number of tasks.
+        """
         self._run(todo, scheduler, processes)
         return len(todo)
+
+    def prefetch(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]], *, scheduler: str | None = None,
+                 processes: int | None = None) -> int:
+        """:meth:`missing` then :meth:`compute`: every task of ``jobs`` not held yet, in one sweep."""
+        return self.compute(self.missing(jobs), scheduler=scheduler, processes=processes)
 
     def sweep(self, name: str, fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = None,
               processes: int | None = None) -> list:

@@ -24,7 +24,7 @@ from symcheck._checks import check_int
 from symcheck.report.verdict import verdict
 from symcheck.sweep import Task, run_sweep, seeded_tasks
 
-__all__ = ["SEED_INDEPENDENT", "claims_code_version", "failure_counts", "run_claims_at_seeds", "run_seed",
+__all__ = ["SEED_INDEPENDENT", "claims_code_version", "failure_counts", "record", "run_claims_at_seeds", "run_seed",
            "seed_dependent_claims", "seed_tasks"]
 
 #: Claims whose check never draws from its generator (measured: the generator's state and spawn count are
@@ -84,6 +84,11 @@ def claims_code_version(root: Path | None = None) -> str:
     return digest.hexdigest()
 
 
+def record(result: dict) -> dict:
+    """What the sweep keeps of one claim result (its ``ClaimResult.to_json()``): status, seconds, verdict."""
+    return {"status": result["status"], "seconds": result["seconds"], "verdict": verdict(result)}
+
+
 def run_seed(args: dict, rng=None) -> dict:
     """Run every claim (or `args["ids"]`) at base seed `args["seed"]`; JSON-ready results.
 
@@ -108,8 +113,7 @@ def run_seed(args: dict, rng=None) -> dict:
     out = {}
     for claim in claims:
         try:
-            r = claim.run(seed).to_json()
-            out[claim.id] = {"status": r["status"], "seconds": r["seconds"], "verdict": verdict(r)}
+            out[claim.id] = record(claim.run(seed).to_json())
         except Exception as err:  # noqa: BLE001 — a raising check is a failure at this seed, recorded
             last = traceback.extract_tb(err.__traceback__)[-1]
             out[claim.id] = {"status": "error", "seconds": float("nan"),

@@ -39,8 +39,9 @@ Each object found is followed in turn:
   value where it cannot change at run time: numbers, strings, tuples, frozensets, NumPy arrays
   (dtype, shape, bytes), paths (the bytes of the file, or of every file under the folder). Lists,
   dicts and sets count by their assignment and by the code they hold only (a registry such as
-  `symcheck.hyp0f1.methods.REGISTRY` is followed through its entries' functions; a memo table
-  filling up at run time does not change the key); an instance of another library's class counts
+  `symcheck.hyp0f1.methods.REGISTRY` is followed through its entries' classes and functions, their
+  data being keyed by the statement that registered them; a memo table filling up at run time, even
+  with objects of ours such as `symcheck.hyp0f1.series._TABLES`, does not change the key); an instance of another library's class counts
   by its type and its assignment, whose names are followed (`_T = build()` follows `build`);
 * the module-level statements of every module that defines something reached (below), followed
   like a function's code (so `register(Method(evaluate=f))` follows `f`);
@@ -341,7 +342,8 @@ class _Walk:
         return self._data(obj, depth + 1)
 
     def _code_in(self, obj, depth: int):
-        """Tokens of the functions, classes and instances of ours inside a mutable container's item."""
+        """Tokens of the functions and classes inside a mutable container's item (for an instance of ours or a
+        dataclass: the code in its fields, never its class or data)."""
         if depth > _DATA_DEPTH:
             return
         if isinstance(obj, (tuple, list, set, frozenset)):
@@ -353,7 +355,11 @@ class _Walk:
         elif callable(obj) or isinstance(obj, (types.ModuleType, staticmethod, classmethod)):
             yield self.visit(obj)
         elif self.ours(type(obj).__module__) or dataclasses.is_dataclass(obj):
-            yield self._data(obj, depth + 1)
+            # the code in its fields only: a memo table of our objects (partition tables, say) fills up at run
+            # time, and a registry entry's class and data are keyed by the statement that made it
+            state = ([getattr(obj, f.name) for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj)
+                     else list(getattr(obj, "__dict__", {}).values()))
+            yield from self._code_in(state, depth + 1)
 
     # ----- code ---------------------------------------------------------------------------
 

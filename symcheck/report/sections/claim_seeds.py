@@ -6,7 +6,8 @@ rate per comparison. The claims table of this report runs each claim at one seed
 runs the registry at 30 seeds (`symcheck.report.claim_seeds`), so that a claim whose tolerance
 holds only at the seed it was written at shows up here. The claims whose check draws no random
 number (`claim_seeds.SEED_INDEPENDENT`, kept true by `tests/test_claim_seeds.py`) give the same
-result at every seed, so they run once; every other claim runs at every seed. A raised exception
+result at every seed, so they run once; every other claim runs at every seed (the first seed is the
+report's own: its claims table's results are counted, not run again). A raised exception
 counts as a failure. With no failure in n runs, the one-sided 95 % upper bound on a claim's
 failure rate is 1 − 0.05^(1/n) (exact binomial; 9.5 % at n = 30), and over the whole registry
 it is that bound for the pooled number of runs.
@@ -62,17 +63,28 @@ def _plan(ctx) -> tuple[list[int], list[str], list[str]]:
 
 
 def sweeps(ctx) -> list:
-    """The section's cached sweep: one task per seed (seed-dependent claims), one for the seed-independent claims
-    (the report runs it in one pool with the other sections')."""
-    seeds, dependent, independent = _plan(ctx)
-    tasks = claim_seeds.seed_tasks(seeds, dependent) + claim_seeds.seed_tasks([ctx.seed], independent)
-    return [("claim_seeds", claim_seeds.run_seed, tasks)]
+    """The section's cached sweep: one task per seed after the report's own, for the claims that draw (the report
+    runs it in one pool with the other sections'). At the report's seed every claim has run already: `render`
+    takes those results from the report's claim run."""
+    seeds, dependent, _ = _plan(ctx)
+    return [("claim_seeds", claim_seeds.run_seed, claim_seeds.seed_tasks(seeds[1:], dependent))]
+
+
+def _at_report_seed(ctx, ids: list[str]) -> dict:
+    """The claims ``ids`` at the report's seed, in `claim_seeds.run_seed`'s form: from the report's own claim run
+    (ctx.results), and by a sweep for any it lacks (a re-render of this section alone over a report without
+    claims)."""
+    own = {r.id: claim_seeds.record(r.to_json()) for r in ctx.results if r.id in set(ids)}
+    lacking = [i for i in ids if i not in own]
+    if lacking:
+        own |= ctx.sweep(("claim_seeds", claim_seeds.run_seed, claim_seeds.seed_tasks([ctx.seed], lacking)))[0]["claims"]
+    return {"seed": ctx.seed, "claims": own}
 
 
 def render(ctx) -> str:
     seeds, dependent, independent = _plan(ctx)
     n_seeds = len(seeds)
-    results = ctx.sweep(sweeps(ctx)[0])
+    results = [_at_report_seed(ctx, dependent + independent)] + ctx.sweep(sweeps(ctx)[0])
     counts = claim_seeds.failure_counts(results)
     runs = sum(row["runs"] for row in counts.values())
     failures = sum(row["failures"] for row in counts.values())
