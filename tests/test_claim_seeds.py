@@ -149,3 +149,21 @@ def test_upper_bound_is_the_exact_binomial_bound():
     assert upper_bound(3, 3) == 1.0
     with pytest.raises(ValueError, match="failures, runs"):
         upper_bound(4, 3)
+
+
+def test_the_section_counts_the_reports_own_claim_run_as_its_first_seed(tmp_path):
+    """The section's first seed is the report's own claim run (ctx.results): a result planted as failing there
+    is counted at that seed (the section did not run the claim again); with no claim results it runs them."""
+    from symcheck.report import ReportContext
+    from symcheck.report.sections import claim_seeds as section
+
+    ctx = ReportContext(out_dir=tmp_path, seed=7, quick=True, workers=1)
+    seeds, dependent, independent = section._plan(ctx)
+    assert seeds[0] == ctx.seed
+    own = [get_claim(i).run(ctx.seed) for i in dependent + independent]
+    assert all(r.status in claim_seeds.OK for r in own)
+    ctx.results = [dataclasses.replace(own[0], status="fails")] + own[1:]
+    planted = section.render(ctx)
+    assert "Claims that failed at some seed" in planted and f"| {dependent[0]} | 1 / {len(seeds)} |" in planted
+    ctx.results = []
+    assert "No claim failed at any seed" in section.render(ctx)
