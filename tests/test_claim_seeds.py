@@ -164,6 +164,6 @@ def test_the_section_counts_the_reports_own_claim_run_as_its_first_seed(tmp_path
     assert all(r.status in claim_seeds.OK for r in own)
     ctx.results = [dataclasses.replace(own[0], status="fails")] + own[1:]
     planted = section.render(ctx)
-    assert "Claims that failed at some seed" in planted and f"| {dependent[0]} | 1 / {len(seeds)} |" in planted
+    assert "Claims that failed at some seed" in planted and f"| `{dependent[0]}` | 1 / {len(seeds)} | {ctx.seed} |" in planted
     ctx.results = []
     assert "No claim failed at any seed" in section.render(ctx)
