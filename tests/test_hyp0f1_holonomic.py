@@ -247,3 +247,20 @@ def test_the_input_array_is_not_written_to(method, opts):
     if method in ("series", "exact", "laplace", "auto"):
         symcheck.grad_log_hyp0f1(sig, 3, method=method)
     assert np.array_equal(sig, keep)
+
+
+def test_the_ray_does_not_amplify_rounding_at_m9(monkeypatch):
+    """σ changed by 1e-15 relative changes log F by at most Σσ·1e-15 (∂ log F/∂σᵢ ∈ [0, 1]): ~4e-14 here. A
+    difference above 1e-10 (the accuracy goal) is rounding amplified along the ray. Planted: the former start
+    ŝ = 3 for m = 9 (measured difference 1.7e-9) fails."""
+    sig = 10.0 * np.geomspace(1.0, 0.1, 9)
+
+    def moved():
+        a = holonomic.log_hyp0f1_holonomic(sig[None, :], 9, max_steps=20_000)[0][0]
+        b = holonomic.log_hyp0f1_holonomic((sig * (1 + 1e-15))[None, :], 9, max_steps=20_000)[0][0]
+        return abs(a - b)
+
+    assert moved() <= 1e-10
+    start = holonomic._start
+    monkeypatch.setattr(holonomic, "_start", lambda m: 3.0 if m == 9 else start(m))
+    assert moved() > 1e-10
