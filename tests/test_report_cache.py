@@ -100,17 +100,19 @@ def test_disabled_cache_computes_and_stores_nothing(tmp_path):
     assert len(CALLS) == 2 and cache.prune() == []
 
 
-def test_prefetch_runs_several_sweeps_in_one_pool_and_sweep_finds_them(tmp_path):
-    """`prefetch` computes the missing tasks of several sweeps (stored on disk, counted as computed in this run);
+def test_compute_runs_several_sweeps_in_one_pool_and_sweep_finds_them(tmp_path):
+    """`missing` + `compute` compute the missing tasks of several sweeps (stored on disk, counted as computed in this run);
     each `sweep` then returns them without computing, bit-identical to a sweep run alone; a task already on disk
-    is not recomputed. Planted: a cache that forgot what `prefetch` computed would call `draw` again."""
+    is not recomputed. Planted: a cache that forgot what `compute` computed would call `draw` again."""
     CALLS.clear()
     alone = ResultCache(None).sweep("demo", draw, _tasks([1.0, 2.0]), processes=1)
     ResultCache(tmp_path).sweep("other", draw, _tasks([5.0]), processes=1)
     CALLS.clear()
     cache = ResultCache(tmp_path)
     jobs = [("demo", draw, _tasks([1.0, 2.0])), ("other", draw, _tasks([5.0]))]
-    assert cache.prefetch(jobs, processes=2) == 2
+    todo = cache.missing(jobs)
+    assert len(todo) == 2
+    cache.compute(todo, processes=2)
     assert CALLS == []  # the pool's workers called draw, not this process
     assert cache.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1) == alone
     cache.sweep("other", draw, _tasks([5.0]), processes=1)
@@ -121,8 +123,8 @@ def test_prefetch_runs_several_sweeps_in_one_pool_and_sweep_finds_them(tmp_path)
     cache._computed.clear()
     cache.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1)  # found on disk now
     assert CALLS == []
-    blind = ResultCache(None)  # planted: without a folder, a cache that forgets what prefetch computed
-    blind.prefetch(jobs[:1], processes=2)
+    blind = ResultCache(None)  # planted: without a folder, a cache that forgets what compute computed
+    blind.compute(blind.missing(jobs[:1]), processes=2)
     blind._computed.clear()
     assert blind.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1) == alone and len(CALLS) == 2
 

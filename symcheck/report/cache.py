@@ -135,7 +135,7 @@ class ResultCache:
     """A folder of cached sweep results (``folder=None``: nothing is read or stored on disk).
 
     Results computed in this run are also kept in memory for the run, so the tasks that
-    :meth:`prefetch` ran in one pool are found by each section's :meth:`sweep` with or without a folder.
+    :meth:`compute` ran in one pool are found by each section's :meth:`sweep` with or without a folder.
 
     Parameters
     ----------
@@ -151,7 +151,7 @@ class ResultCache:
         self.records: dict[str, SweepRecord] = {}
         self._used: dict[str, set[str]] = {}
         self._codes: dict[Callable, str] = {}
-        #: Results computed in this run (by `prefetch` or `sweep`): key → (result, seconds).
+        #: Results computed in this run (by `compute`, also for `sweep`): key → (result, seconds).
         self._computed: dict[str, tuple] = {}
 
     def _key(self, header: dict) -> str:
@@ -168,22 +168,14 @@ class ResultCache:
             except (OSError, TypeError):
                 raise ValueError(f"fn: {fn!r} has no source file to key the cache by") from None
             self._codes[fn] = code_key(fn)
-        plan = []
+        plan, versions = [], _versions()
         for task in tasks:
             header = {"format": FORMAT, "name": name, "function": f"{fn.__module__}.{fn.__qualname__}",
-                      "code": self._codes[fn], "versions": _versions(), "args": _json_roundtrip(task.args),
+                      "code": self._codes[fn], "versions": versions, "args": _json_roundtrip(task.args),
                       "seed": {"entropy": str(task.seed.entropy), "spawn_key": list(task.seed.spawn_key)}}
             key = self._key(header)
             plan.append((task, header, key, None if self.folder is None else self.folder / name / f"{key}.json"))
         return plan
-
-    def _run(self, todo: list[tuple[str, Task]], scheduler, processes) -> None:
-        """Compute ``(key, Task(_Entry, seed))`` pairs in one sweep; keep each result and its seconds by key."""
-        if not todo:
-            return
-        outs = run_sweep(_compute_and_store, [task for _, task in todo], scheduler=scheduler, processes=processes)
-        for (key, _), out in zip(todo, outs):
-            self._computed[key] = out
 
     def missing(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]]) -> list[tuple[str, Task]]:
         """The tasks of several sweeps that neither this run nor the folder holds, keyed, in order.
@@ -211,19 +203,16 @@ class ResultCache:
         return todo
 
     def compute(self, todo: list[tuple[str, Task]], *, scheduler: str | None = None,
-                processes: int | None = None) -> int:
-        """Compute the tasks :meth:`missing` returned in one sweep (one process pool for every sweep); each
-        section's :meth:`sweep` then finds its results here. Safe to run in a background thread.
-
-        ``scheduler``, ``processes`` as in :func:`symcheck.sweep.run_sweep`. Returns the number of tasks.
+                processes: int | None = None) -> None:
+        """Compute the ``(key, task)`` pairs of :meth:`missing` in one sweep (one process pool for every sweep)
+        and keep each result and its seconds by key, where each section's :meth:`sweep` finds them. Safe to
+        run in a background thread. ``scheduler``, ``processes`` as in :func:`symcheck.sweep.run_sweep`.
         """
-        self._run(todo, scheduler, processes)
-        return len(todo)
-
-    def prefetch(self, jobs: Sequence[tuple[str, Callable, Sequence[Task]]], *, scheduler: str | None = None,
-                 processes: int | None = None) -> int:
-        """:meth:`missing` then :meth:`compute`: every task of ``jobs`` not held yet, in one sweep."""
-        return self.compute(self.missing(jobs), scheduler=scheduler, processes=processes)
+        if not todo:
+            return
+        outs = run_sweep(_compute_and_store, [task for _, task in todo], scheduler=scheduler, processes=processes)
+        for (key, _), out in zip(todo, outs):
+            self._computed[key] = out
 
     def sweep(self, name: str, fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = None,
               processes: int | None = None) -> list:
@@ -245,7 +234,7 @@ class ResultCache:
         -------
         list
             The results in task order; :attr:`records` ``[name]`` says how many were cached (a
-            result of :meth:`prefetch` counts as computed in this run).
+            result of :meth:`compute` counts as computed in this run).
 
         Raises
         ------
@@ -261,7 +250,7 @@ class ResultCache:
         for i, (task, header, key, path) in enumerate(plan):
             used.add(key)
             record.tasks += 1
-            if key in self._computed:  # computed by `prefetch`
+            if key in self._computed:  # computed by `compute` (the report's one pool)
                 results[i], seconds = self._computed[key]
                 record.seconds_computed += seconds
                 continue
@@ -274,7 +263,7 @@ class ResultCache:
                 continue
             todo.append((key, Task(_Entry(fn, path, header, self.commit), task.seed)))
             where.append(i)
-        self._run(todo, scheduler, processes)
+        self.compute(todo, scheduler=scheduler, processes=processes)
         for i, (key, _) in zip(where, todo):
             results[i], seconds = self._computed[key]
             record.seconds_computed += seconds

@@ -41,7 +41,8 @@ Each object found is followed in turn:
   dicts and sets count by their assignment and by the code they hold only (a registry such as
   `symcheck.hyp0f1.methods.REGISTRY` is followed through its entries' classes and functions, their
   data being keyed by the statement that registered them; a memo table filling up at run time, even
-  with objects of ours such as `symcheck.hyp0f1.series._TABLES`, does not change the key); an instance of another library's class counts
+  with objects of ours such as `symcheck.hyp0f1.series._TABLES`, does not change the key); an
+  instance of another library's class counts
   by its type and its assignment, whose names are followed (`_T = build()` follows `build`);
 * the module-level statements of every module that defines something reached (below), followed
   like a function's code (so `register(Method(evaluate=f))` follows `f`);

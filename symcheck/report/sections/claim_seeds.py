@@ -74,10 +74,12 @@ def _at_report_seed(ctx, ids: list[str]) -> dict:
     """The claims ``ids`` at the report's seed, in `claim_seeds.run_seed`'s form: from the report's own claim run
     (ctx.results), and by a sweep for any it lacks (a re-render of this section alone over a report without
     claims)."""
-    own = {r.id: claim_seeds.record(r.to_json()) for r in ctx.results if r.id in set(ids)}
+    wanted = set(ids)
+    own = {r.id: claim_seeds.record(r.to_json()) for r in ctx.results if r.id in wanted}
     lacking = [i for i in ids if i not in own]
     if lacking:
-        own |= ctx.sweep(("claim_seeds", claim_seeds.run_seed, claim_seeds.seed_tasks([ctx.seed], lacking)))[0]["claims"]
+        job = ("claim_seeds", claim_seeds.run_seed, claim_seeds.seed_tasks([ctx.seed], lacking))
+        own |= ctx.sweep(job)[0]["claims"]
     return {"seed": ctx.seed, "claims": own}
 
 
