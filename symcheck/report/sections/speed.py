@@ -5,8 +5,8 @@ kernel and its baseline are timed in the same process, on the same inputs, one a
 The benchmark cases are the asv suites of `benchmarks/` (their `setup` builds the inputs and warms
 Numba, so compilation is never timed); this section runs a chosen subset of them directly, so the
 table and `asv run` measure the same code. Each time is the best of 3 repeats of a loop long
-enough to last ≥ 0.2 s (Python's `timeit` autorange; slow cases run once), which is the estimate
-least disturbed by other load. *Speed-up* = baseline time / symcheck time (> 1: symcheck is
+enough to last ≥ 0.1 s (a call over 2 s runs twice), which is the estimate least disturbed by other
+load. *Speed-up* = baseline time / symcheck time (> 1: symcheck is
 faster). Load average and CPU count are recorded before and after: on a shared machine a ratio
 is more trustworthy than an absolute time, since both sides see the same load. Not a test: no
 number here passes or fails anything; `asv` keeps the history.
@@ -15,6 +15,7 @@ number here passes or fails anything; `asv` keeps the history.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import platform
 import time
@@ -35,7 +36,7 @@ BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 COMPARISONS = [
     ("Laplace ₀F₁ (eq. (7), 10⁵ rows)", "bench_hyp0f1", "Laplace", (20,), "time_symcheck_laplace",
      "time_numpy_listing1", "Moore's Listing 1 in NumPy"),
-    ("Laplace ₀F₁ (eq. (7), 10⁵ rows)", "bench_hyp0f1", "Laplace", (64,), "time_symcheck_laplace",
+    ("Laplace ₀F₁ (eq. (7), 10⁴ rows)", "bench_hyp0f1", "Laplace", (64,), "time_symcheck_laplace",
      "time_numpy_listing1", "Moore's Listing 1 in NumPy"),
     ("Haar O(k) samples (10⁴)", "bench_hyp0f1", "Haar", (3,), "time_symcheck_haar", "time_scipy_ortho_group",
      "scipy.stats.ortho_group"),
@@ -66,15 +67,16 @@ def _load(name: str):
 
 
 def _best_time(fn) -> float:
-    """Seconds per call: best of 3 repeats of an autoranged loop (one call when a call is slow)."""
+    """Seconds per call: best of 3 repeats of a loop lasting ≥ 0.1 s; a call over 0.1 s is timed 3 times,
+    one over 2 s twice (a first call can be slowed by first-touch page faults: Listing 1 at k = 20 took 3.8 s
+    once, 0.16 s after)."""
     start = time.perf_counter()
     fn()
     once = time.perf_counter() - start
-    if once > 0.5:
-        return min([once] + [timeit.timeit(fn, number=1) for _ in range(2)])
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    return min(timer.repeat(repeat=3, number=number)) / number
+    if once > 0.1:
+        return min([once] + [timeit.timeit(fn, number=1) for _ in range(1 if once > 2.0 else 2)])
+    number = max(1, math.ceil(0.1 / max(once, 1e-9)))
+    return min(timeit.repeat(fn, number=number, repeat=3)) / number
 
 
 def measure(comparisons=COMPARISONS) -> list[dict]:
