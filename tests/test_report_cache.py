@@ -112,6 +112,10 @@ def test_compute_runs_several_sweeps_in_one_pool_and_sweep_finds_them(tmp_path):
     jobs = [("demo", draw, _tasks([1.0, 2.0])), ("other", draw, _tasks([5.0]))]
     todo = cache.missing(jobs)
     assert len(todo) == 2
+    fresh = ResultCache(None)
+    a, b = (fresh.missing([job]) for job in (("demo", draw, _tasks([1.0, 2.0])), ("third", draw, _tasks([3.0, 4.0]))))
+    both = fresh.missing([("demo", draw, _tasks([1.0, 2.0])), ("third", draw, _tasks([3.0, 4.0]))])
+    assert [key for key, _ in both] == [a[0][0], b[0][0], a[1][0], b[1][0]]  # each sweep's first task first
     cache.compute(todo, processes=2)
     assert CALLS == []  # the pool's workers called draw, not this process
     assert cache.sweep("demo", draw, _tasks([1.0, 2.0]), processes=1) == alone

@@ -291,8 +291,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
     Order of work: the sections marked ``TIMED`` (they measure speed) alone on an idle machine; then every
     section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a background thread
-    (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; longest tasks first by the sections'
-    ``TASK_SECONDS``) while this process
+    (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then the others,
+    longest first by the sections' ``TASK_SECONDS``) while this process
     runs the claims and renders the sections without sweeps; last, the sections with sweeps, which find their
     results computed. Results do not depend on this order (every task has its own seed).
 
