@@ -15,7 +15,7 @@ import pytest
 import symcheck.claims.moore_experiments as claims
 import symcheck.models.moore_mfvi as mv
 from symcheck.claims import get_claim
-from symcheck.evidence import claim_rng
+from symcheck.evidence import ROUNDING, claim_rng
 from symcheck.models.moore_mf import FitResult, elbo_factorised, nakajima_vb, sample_problem
 
 
@@ -212,6 +212,57 @@ def test_sweep_never_decreases_the_elbo_and_keeps_the_maximum(exact_maximum):
     assert np.linalg.norm(p.gain * Mu @ Mv.T - before) < 1e-12 * np.linalg.norm(p.R)
 
 
+def _vectorised_sweep(p, Mu, Mv, Su, Sv, res, planted=False):
+    """One sweep by the vectorised column updates (the route `mv.sweep` replaced); `planted` drops the
+    variances Sv from the precision of U's columns (a bug)."""
+    g, s2 = p.gain, p.sigma2
+    for j in range(p.k):
+        res += g * np.outer(Mu[:, j], Mv[:, j])
+        q = 1 + g * g * np.sum(Mv[:, j] ** 2 + (0 if planted else Sv[:, j])) / s2
+        Su[:, j], Mu[:, j] = 1 / q, g * res @ Mv[:, j] / (s2 * q)
+        q = 1 + g * g * np.sum(Mu[:, j] ** 2 + Su[:, j]) / s2
+        Sv[:, j], Mv[:, j] = 1 / q, g * res.T @ Mu[:, j] / (s2 * q)
+        res -= g * np.outer(Mu[:, j], Mv[:, j])
+
+
+@pytest.mark.parametrize("n, m, k", [(20, 20, 4), (15, 25, 3), (7, 3, 5), (1, 6, 2)])
+def test_compiled_sweep_matches_the_vectorised_updates(n, m, k):
+    """Three compiled sweeps (`mv.sweep`, count=3) vs three vectorised ones, from a unit-scale random state.
+    Both sum the same terms in different orders: each entry passes through ≤ 3k column updates, each
+    a sum of ≤ n + m + 2 terms no larger than the unit-scale entries, so the routes differ by at most
+    ~2·3k·γ_{n+m+2}·max|entry|; the tolerance is ROUNDING (64 EPS) × 3k(n + m + 2) × max(1, max|entry|).
+    A planted bug (Sv left out of U's precision) moves entries by O(0.1)."""
+    rng = np.random.default_rng(n * 100 + m * 10 + k)
+    p, _ = sample_problem(n, m, k, 0.8, rng)
+    state = [rng.standard_normal((n, k)), rng.standard_normal((m, k)), rng.uniform(0.1, 1, (n, k)),
+             rng.uniform(0.1, 1, (m, k))]
+    state.append(p.R - p.gain * state[0] @ state[1].T)
+
+    def error(planted):
+        ref, got = [a.copy() for a in state], [a.copy() for a in state]
+        for _ in range(3):
+            _vectorised_sweep(p, *ref, planted=planted)
+        mv.sweep(p, *got, count=3)
+        scale = max(1.0, max(float(np.max(np.abs(a))) for a in ref))
+        return max(float(np.max(np.abs(a - b))) for a, b in zip(ref, got)) / (ROUNDING * 3 * k * (n + m + 2) * scale)
+
+    assert error(planted=False) <= 1
+    assert error(planted=True) > 1e6
+
+
+def test_sweep_kernel_without_jit_is_the_compiled_one():
+    """The NUMBA_DISABLE_JIT route (the kernel's Python function) performs the same float64 operations
+    in the same order as the compiled kernel (no fastmath): equal bit for bit."""
+    rng = np.random.default_rng(5)
+    p, _ = sample_problem(6, 5, 3, 1.0, rng)
+    state = [rng.standard_normal((6, 3)), rng.standard_normal((5, 3)), np.ones((6, 3)), np.ones((5, 3))]
+    state.append(p.R - p.gain * state[0] @ state[1].T)
+    a, b = [x.copy() for x in state], [x.copy() for x in state]
+    mv._sweeps(p.gain, p.sigma2, *a, 4)
+    mv._sweeps.py_func(p.gain, p.sigma2, *b, 4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
 def test_fit_without_a_certified_maximum_reports_nan_and_the_claim_fails(monkeypatch):
     unproven = mv.MFVICertificate(*(math.nan,) * 7)
     monkeypatch.setattr(mv, "local_maximum", lambda x, p: (np.asarray(x, dtype=np.longdouble), unproven))
@@ -231,6 +282,13 @@ def test_bad_arguments_are_refused():
         mv.fit_mfvi(p, 0, max_sweeps=0)
     with pytest.raises(ValueError, match="first_try"):
         mv.fit_mfvi(p, 0, first_try=0)
+    Mu, Mv, S = np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))
+    with pytest.raises(ValueError, match="count"):
+        mv.sweep(p, Mu, Mv, S, S.copy(), np.zeros((4, 4)), count=0)
+    with pytest.raises(ValueError, match="res"):
+        mv.sweep(p, Mu, Mv, S, S.copy(), np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="Mu"):
+        mv.sweep(p, Mu.astype(np.float32), Mv, S, S.copy(), np.zeros((4, 4)))
 
 
 # ----- the failure mode the certificate replaced ----------------------------------------------

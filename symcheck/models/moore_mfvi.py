@@ -48,6 +48,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import linalg
 
 from symcheck._checks import check_int, check_positive_float, check_rng
@@ -403,22 +404,65 @@ def _elbo(x, problem: MFProblem) -> float:
     return elbo_factorised(Mu, Mv, np.exp(t), np.exp(w), problem)
 
 
-def sweep(problem: MFProblem, Mu, Mv, Su, Sv, res) -> None:
-    """One coordinate-ascent sweep in place (columns j = 1..k, U then V); `res` = R − gMuMvᵀ, kept current.
+def sweep(problem: MFProblem, Mu, Mv, Su, Sv, res, count: int = 1) -> None:
+    """`count` coordinate-ascent sweeps in place (columns j = 1..k, U then V); `res` = R − gMuMvᵀ, kept current.
 
     Column j of U given everything else (entries of a column are conditionally independent):
     precision pⱼ = 1 + g²bⱼ/σ², bⱼ = Σₗ(Mvₗⱼ² + Svₗⱼ); mean Mu[:, j] = (g/σ²pⱼ)(R − gΣ_{j'≠j}
     Mu[:, j']Mv[:, j']ᵀ)Mv[:, j]; likewise for V. Each update maximises the ELBO exactly in its
-    block, so the ELBO never decreases.
+    block, so the ELBO never decreases. The loops run compiled (`_sweeps`).
+
+    Raises
+    ------
+    ValueError
+        If one of `Mu`, `Mv`, `Su`, `Sv`, `res` is not a float64 array of the problem's shape, or
+        `count` < 1.
     """
-    g, s2 = problem.gain, problem.sigma2
-    for j in range(problem.k):
-        res += g * np.outer(Mu[:, j], Mv[:, j])
-        p = 1 + g * g * np.sum(Mv[:, j] ** 2 + Sv[:, j]) / s2
-        Su[:, j], Mu[:, j] = 1 / p, g * res @ Mv[:, j] / (s2 * p)
-        p = 1 + g * g * np.sum(Mu[:, j] ** 2 + Su[:, j]) / s2
-        Sv[:, j], Mv[:, j] = 1 / p, g * res.T @ Mu[:, j] / (s2 * p)
-        res -= g * np.outer(Mu[:, j], Mv[:, j])
+    count = check_int(count, "count", minimum=1)
+    n, m, k = problem.n, problem.m, problem.k
+    for name, arr, shape in (("Mu", Mu, (n, k)), ("Mv", Mv, (m, k)), ("Su", Su, (n, k)), ("Sv", Sv, (m, k)),
+                             ("res", res, (n, m))):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == shape):
+            raise ValueError(f"{name} must be a float64 array of shape {shape}")
+    _sweeps(float(problem.gain), float(problem.sigma2), Mu, Mv, Su, Sv, res, count)
+
+
+@njit(cache=True)
+def _sweeps(g, s2, Mu, Mv, Su, Sv, res, count):
+    """The loops of `sweep`: the operations of its vectorised form res ± g·(Mu[i, j]Mv[l, j]),
+    pⱼ = 1 + g²Σₗ(Mvₗⱼ² + Svₗⱼ)/σ², Mu[i, j] = Σₗ(g·resᵢₗ)Mvₗⱼ/(σ²pⱼ), with every sum in index order
+    (NumPy's pairwise sums and BLAS products round differently: the iterates agree to rounding)."""
+    n, k = Mu.shape
+    m = Mv.shape[0]
+    gg = g * g
+    for _ in range(count):
+        for j in range(k):
+            for i in range(n):
+                for l in range(m):
+                    res[i, l] += g * (Mu[i, j] * Mv[l, j])
+            b = 0.0
+            for l in range(m):
+                b += Mv[l, j] * Mv[l, j] + Sv[l, j]
+            p = 1 + gg * b / s2
+            for i in range(n):
+                acc = 0.0
+                for l in range(m):
+                    acc += (g * res[i, l]) * Mv[l, j]
+                Su[i, j] = 1 / p
+                Mu[i, j] = acc / (s2 * p)
+            a = 0.0
+            for i in range(n):
+                a += Mu[i, j] * Mu[i, j] + Su[i, j]
+            p = 1 + gg * a / s2
+            for l in range(m):
+                acc = 0.0
+                for i in range(n):
+                    acc += (g * res[i, l]) * Mu[i, j]
+                Sv[l, j] = 1 / p
+                Mv[l, j] = acc / (s2 * p)
+            for i in range(n):
+                for l in range(m):
+                    res[i, l] -= g * (Mu[i, j] * Mv[l, j])
 
 
 def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 200000,
@@ -463,12 +507,11 @@ def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 2000
     Su, Sv = np.ones((n, k)), np.ones((m, k))
     goal = tol * (1 + np.linalg.norm(problem.R))
     res = problem.R - g * Mu @ Mv.T
-    next_try, runs, found = first_try, 0, None
-    for done in range(1, max_sweeps + 1):
-        sweep(problem, Mu, Mv, Su, Sv, res)
-        if done != next_try and done != max_sweeps:
-            continue
-        next_try, runs = 2 * done, runs + 1
+    done, next_try, runs, found = 0, first_try, 0, None
+    while done < max_sweeps:
+        stop = min(next_try, max_sweeps)
+        sweep(problem, Mu, Mv, Su, Sv, res, stop - done)
+        done, next_try, runs = stop, 2 * stop, runs + 1
         x, cert = local_maximum(pack(Mu, Mv, np.log(Su[0]), np.log(Sv[0])), problem)
         if not cert.mean_radius <= goal:
             continue
