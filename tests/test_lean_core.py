@@ -1,6 +1,6 @@
 """The core installs and runs without the report's packages.
 
-`pip install symcheck` (no extras) pulls numpy, scipy, mpmath, numba and threadpoolctl only; `import symcheck`,
+`pip install symcheck` (no extras) pulls numpy, scipy, mpmath, gmpy2, numba and threadpoolctl only; `import symcheck`,
 `log_hyp0f1` and the claim listing must then work. Checked in a subprocess where the packages of
 the `report` extra are made unimportable by a `sys.meta_path` finder installed before symcheck
 is imported (as if they were not installed), and by reading pyproject.toml.
@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: Import names of the `report` extra (and the digits data set), none of which the core may need.
 REPORT_ONLY = ("jinja2", "markdown_it", "mdit_py_plugins", "latex2mathml", "tqdm", "matplotlib", "sklearn")
-CORE = {"numpy", "scipy", "mpmath", "numba", "threadpoolctl"}
+CORE = {"numpy", "scipy", "mpmath", "gmpy2", "numba", "threadpoolctl"}
 
 BLOCKER = f"""
 import sys
@@ -99,3 +99,10 @@ def test_core_dependencies_have_no_web_stack():
     assert names == CORE
     report = {re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower() for dep in project["optional-dependencies"]["report"]}
     assert {"jinja2", "markdown-it-py", "mdit-py-plugins", "latex2mathml", "tqdm", "matplotlib"} <= report
+
+
+def test_mpmath_runs_on_gmp():
+    """gmpy2 is a core dependency for speed alone: mpmath must actually pick it up (MPMATH_NOGMPY unset)."""
+    run = subprocess.run([sys.executable, "-c", "import mpmath; print(mpmath.libmp.BACKEND)"], capture_output=True,
+                         text=True, check=True, env={k: v for k, v in os.environ.items() if k != "MPMATH_NOGMPY"})
+    assert run.stdout.strip() == "gmpy"
