@@ -82,6 +82,7 @@ __all__ = [
     "grad_log_hyp0f1_asymptotic",
     "grad_log_hyp0f1_asymptotic_with_error",
     "log_hyp0f1_asymptotic",
+    "log_hyp0f1_asymptotic_and_grad",
     "log_hyp0f1_asymptotic_best",
     "log_jacobian_coefficient",
     "log_vol_so",
@@ -431,15 +432,18 @@ def _coset_gradient(st: np.ndarray, order: int) -> np.ndarray:
     return 1.0 - 0.5 * r + (g1 if order else 0.0)
 
 
-def _gradient_low_order(flat: np.ndarray, k: int, order: int) -> np.ndarray:
-    """Exact gradient of the order-0 or order-1 value (both cosets) for rows ``flat`` (n, k), k ≥ 2.
+def _value_and_gradient_low_order(flat: np.ndarray, k: int, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """The order-0 or order-1 value (both cosets) and its exact gradient for rows ``flat`` (n, k), k ≥ 2.
 
+    The value is :func:`log_hyp0f1_asymptotic`'s (the same terms, combined by :func:`_combine`).
     log(I₊ + I₋) has gradient w₊∇log I₊ + w₋∇log I₋ (w± = I±/(I₊ + I₋)); the I₋ coset is the I₊
     expression at (σ₁, …, −σ_k), so its gradient in σ_k changes sign. NaN where a pair sum is 0.
     """
     order_idx = np.argsort(-flat, axis=1, kind="stable")
     srt = np.take_along_axis(flat, order_idx, axis=1)
     parts = expansion_terms(srt, k, order)
+    with np.errstate(invalid="ignore"):
+        value = _combine(parts, order, False)[0]
     ok = ~parts["invalid"]
     grad = np.full_like(srt, np.nan)
     lp = parts["lead_plus"] + parts["terms_plus"][:, :order].sum(axis=1)
@@ -458,7 +462,7 @@ def _gradient_low_order(flat: np.ndarray, k: int, order: int) -> np.ndarray:
         grad[both] = (1.0 - w) * grad[both] + w * gm
     out = np.empty_like(grad)
     np.put_along_axis(out, order_idx, grad, axis=1)
-    return out
+    return value, out
 
 
 def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
@@ -474,9 +478,22 @@ def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.nd
     check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     flat = sig.reshape(-1, k)
     if k >= 2 and order <= 1:
-        return _gradient_low_order(flat, k, order).reshape(sig.shape)
+        return _value_and_gradient_low_order(flat, k, order)[1].reshape(sig.shape)
     grad = _fd_gradient(flat, k, lambda rows: log_hyp0f1_asymptotic(rows, k, order))
     return grad.reshape(sig.shape)
+
+
+def log_hyp0f1_asymptotic_and_grad(sig: np.ndarray, k: int, order: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`log_hyp0f1_asymptotic` and :func:`grad_log_hyp0f1_asymptotic` at ``order``, bit for bit.
+
+    At orders 0 and 1 (k ≥ 2) both come from one evaluation of the expansion's terms, which the two
+    functions would each evaluate (the Wick contractions of T₁, both cosets); otherwise from the two.
+    """
+    order = check_int(order, "order", minimum=0, maximum=MAX_ORDER)
+    if k >= 2 and order <= 1:
+        value, grad = _value_and_gradient_low_order(sig.reshape(-1, k), k, order)
+        return value.reshape(sig.shape[:-1]), grad.reshape(sig.shape)
+    return log_hyp0f1_asymptotic(sig, k, order), grad_log_hyp0f1_asymptotic(sig, k, order)
 
 
 def grad_log_hyp0f1_asymptotic_with_error(flat: np.ndarray, k: int, order=1) -> tuple[np.ndarray, np.ndarray]:
