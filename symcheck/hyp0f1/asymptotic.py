@@ -167,10 +167,18 @@ def order_patterns(p: int) -> wick.PatternSum:
     return {pat: c for pat, c in total.items() if c}
 
 
-@lru_cache(maxsize=None)
+#: order → (the pattern sum of :func:`order_patterns`, that sum compiled for evaluation).
+_COMPILED: dict = {}
+
+
 def _compiled_order(p: int) -> wick.CompiledPatterns:
-    """:func:`order_patterns` (p) prepared for evaluation, once per process."""
-    return wick.CompiledPatterns(order_patterns(p))
+    """:func:`order_patterns` (p) prepared for evaluation, once per pattern sum: compiled again only
+    when ``order_patterns`` returns another sum (its cache cleared, e.g. by a test that plants an error)."""
+    patterns = order_patterns(p)
+    hit = _COMPILED.get(p)
+    if hit is None or hit[0] is not patterns:
+        hit = _COMPILED[p] = (patterns, wick.CompiledPatterns(patterns))
+    return hit[1]
 
 
 def _coset_terms(st: np.ndarray, n_terms: int, rounding: bool = True) -> tuple[np.ndarray, np.ndarray]:

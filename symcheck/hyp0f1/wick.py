@@ -378,21 +378,21 @@ class CompiledPatterns:
     Parameters
     ----------
     patterns : dict
-        From :func:`cumulant_patterns` (or sums of them); not empty.
+        From :func:`cumulant_patterns` (or sums of them); the empty sum is 0.
     """
 
     def __init__(self, patterns: PatternSum):
         comps = sorted({c for pat in patterns for c in pat})
         self.steps, self.roots = _program([_compile(c) for c in comps])
         index = {c: i for i, c in enumerate(comps)}
-        width = max(len(p) for p in patterns)
+        width = max((len(p) for p in patterns), default=0)
         self.idx = np.full((len(patterns), width), len(comps))
         for r, pat in enumerate(patterns):
             self.idx[r, : len(pat)] = [index[c] for c in pat]
         self.coef = np.array([float(c) for c in patterns.values()])
-        self.n_vert = max(sum(c[0] for c in pat) for pat in patterns)
+        self.n_vert = max((sum(c[0] for c in pat) for pat in patterns), default=0)
         # +1: the coefficient (a rounded Fraction) is one more factor
-        self.n_fac = 1 + max(sum(len(c[2]) + sum(1 for m in c[1] if m) for c in pat) for pat in patterns)
+        self.n_fac = 1 + max((sum(len(c[2]) + sum(1 for m in c[1] if m) for c in pat) for pat in patterns), default=0)
         self.n_patterns = len(patterns)
 
     def evaluate(self, s: np.ndarray, v: np.ndarray, rounding: bool = True):
@@ -400,6 +400,9 @@ class CompiledPatterns:
 
         See :func:`evaluate`.
         """
+        if not self.n_patterns:
+            z = np.zeros(s.shape[0])
+            return z, (z if rounding else None)
         vals = _run(self.steps, self.roots, s, v)
         ones = np.ones((s.shape[0], 1))
         value = np.prod(np.hstack([vals, ones])[:, self.idx], axis=2) @ self.coef
@@ -439,7 +442,4 @@ def evaluate(patterns: PatternSum, s: np.ndarray, v: np.ndarray) -> tuple[np.nda
     Prepares the patterns on every call; a caller evaluating the same patterns often keeps a
     :class:`CompiledPatterns` instead.
     """
-    if not patterns:
-        z = np.zeros(s.shape[0])
-        return z, z
     return CompiledPatterns(patterns).evaluate(s, v)
