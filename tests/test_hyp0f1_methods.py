@@ -149,3 +149,15 @@ def test_a_planted_shared_route_is_caught(monkeypatch):
         monkeypatch.setitem(methods.REGISTRY, "asymptotic",
                             dataclasses.replace(methods.get("asymptotic"), value_and_gradient_only=planted))
         assert not _one_call_is_the_two("asymptotic")
+
+
+def test_value_and_gradient_in_one_call_refuses_bad_input():
+    """The one call validates as the two do: ValueError naming the argument."""
+    with pytest.raises(ValueError, match="sigma"):
+        log_hyp0f1_and_grad([1.0, -0.5], 2, "laplace")
+    with pytest.raises(ValueError, match="method"):
+        log_hyp0f1_and_grad([1.0, 0.5], 2, "mc", rng=0)
+    with pytest.raises(ValueError, match="unknown option"):
+        log_hyp0f1_and_grad([1.0, 0.5], 2, "laplace", order=1)
+    with pytest.raises(ValueError, match="sigma"):  # outside the method's domain
+        log_hyp0f1_and_grad([0.0, 0.0, 1.0], 3, "asymptotic")
