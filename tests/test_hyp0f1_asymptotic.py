@@ -609,3 +609,91 @@ def test_value_without_its_figure_is_the_same_value(order):
     np.testing.assert_array_equal(fast, full)
     if order in (0, 1, 2):
         assert not np.array_equal(fast, log_hyp0f1(sig, 5, method="asymptotic", order=order + 1))
+
+
+# --- the compiled Wick program and the shared value-and-gradient route --------------------------
+
+def _exact_pattern_sum(patterns, s, v):
+    """Σ coefficient · ∏ components by brute force over every index assignment of each component's vertices,
+    in exact rational arithmetic from the float64 inputs (one row s (k,), v (k, k))."""
+    from itertools import product
+
+    k = s.size
+    fs = [Fraction(float(x)) for x in s]
+    fv = [[Fraction(float(x)) for x in row] for row in v]
+    comp_value = {}
+    for comp in {c for pat in patterns for c in pat}:
+        n_v, marks, edges = comp
+        tot = Fraction(0)
+        for x in product(range(k), repeat=n_v):
+            term = Fraction(1)
+            for a, b, m in edges:
+                term *= fv[x[a]][x[b]] ** m
+            for a, mk in enumerate(marks):
+                term *= fs[x[a]] ** mk
+            tot += term
+        comp_value[comp] = tot
+    total = Fraction(0)
+    for pat, c in patterns.items():
+        term = c
+        for comp in pat:
+            term *= comp_value[comp]
+        total += term
+    return total
+
+
+def _program_matches_brute_force(compiled, patterns, s, v) -> bool:
+    """The compiled program's value within its own proven rounding bound (+ the final rounding of the exact
+    value, half an ulp) of the exact pattern sum, and its value without the bound the same to the bit."""
+    val, rnd = compiled.evaluate(s[None], v[None])
+    bare, none = compiled.evaluate(s[None], v[None], rounding=False)
+    exact = _exact_pattern_sum(patterns, s, v)
+    return (none is None and np.array_equal(val, bare)
+            and abs(Fraction(float(val[0])) - exact) <= Fraction(float(rnd[0])) + abs(exact) * Fraction(EPS) / 2)
+
+
+@pytest.mark.parametrize("p, s", [(1, [2.0, 1.3, 0.7]), (2, [3.0, 2.0, 1.5, -1.0]), (3, [2.0, 1.3, -0.7])],
+                         ids=["T1-k3", "T2-k4-flipped", "T3-k3-flipped"])
+def test_compiled_program_matches_brute_force(p, s):
+    """CompiledPatterns (one straight-line program over every component, shared steps once; at order 3 it has
+    matrix products and the K₄ kernel) against the exact sum over all index assignments, both coset signs."""
+    s = np.array(s)
+    v = 1.0 / (s[:, None] + s[None, :])
+    np.fill_diagonal(v, 0.0)
+    patterns = asymptotic.order_patterns(p)
+    assert _program_matches_brute_force(wick.CompiledPatterns(patterns), patterns, s, v)
+
+
+def test_a_planted_program_error_is_caught():
+    """A program whose first v² step reads v instead (a wrong power in a shared step) fails the check above."""
+    s = np.array([3.0, 2.0, 1.5, -1.0])
+    v = 1.0 / (s[:, None] + s[None, :])
+    np.fill_diagonal(v, 0.0)
+    patterns = asymptotic.order_patterns(2)
+    compiled = wick.CompiledPatterns(patterns)
+    first = next(i for i, step in enumerate(compiled.steps) if step[0] == "vpow")
+    compiled.steps = compiled.steps[:first] + (("v", 1, ()),) + compiled.steps[first + 1:]
+    assert not _program_matches_brute_force(compiled, patterns, s, v)
+
+
+def test_value_and_gradient_together_evaluate_the_terms_once():
+    """log_hyp0f1_and_grad(method="asymptotic") at order 1 evaluates the expansion's terms once per call (the
+    separate value and gradient evaluate them once each; counted), with the numbers of the two calls."""
+    import unittest.mock as mock
+
+    from symcheck.hyp0f1.api import grad_log_hyp0f1, log_hyp0f1, log_hyp0f1_and_grad
+
+    calls = []
+    real = asymptotic.expansion_terms
+
+    def counting(*a, **kw):
+        calls.append(a[0].shape[0])
+        return real(*a, **kw)
+
+    sig = np.random.default_rng(4).uniform(20.0, 90.0, (4, 12))
+    with mock.patch.object(asymptotic, "expansion_terms", counting):
+        value, grad = log_hyp0f1_and_grad(sig, 12, method="asymptotic")
+        assert calls == [4]
+        np.testing.assert_array_equal(value, log_hyp0f1(sig, 12, method="asymptotic"))
+        np.testing.assert_array_equal(grad, grad_log_hyp0f1(sig, 12, method="asymptotic"))
+    assert calls == [4, 4, 4]

@@ -4,6 +4,7 @@ and the asv benchmarks, with no other file touched."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from symcheck.hyp0f1 import budget, closed_form, methods
-from symcheck.hyp0f1.api import grad_log_hyp0f1, log_hyp0f1, method_names
+from symcheck.hyp0f1.api import grad_log_hyp0f1, log_hyp0f1, log_hyp0f1_and_grad, method_names
 from symcheck.report.sections import hyp0f1_accuracy
 
 
@@ -101,3 +102,62 @@ def test_every_registered_method_declares_its_contract():
         for step in m.auto:
             assert set(step.options) <= set(m.defaults)
     assert closed_form.has_closed_form(np.array([[1.0]]), 1)[0]
+
+
+# --- value and gradient in one call --------------------------------------------------------
+
+#: Inputs for the one-call check: per k, unsorted rows at small and large σ (each method is checked on
+#: the rows its domain accepts), a row with a zero and, at large σ, one whose second coset is dropped.
+_PAIR_CASES = {2: np.array([[0.3, 0.8], [1.7, 0.0], [40.0, 55.0]]),
+               5: np.array([[0.4, 0.1, 0.3, 0.2, 0.0], [22.0, 40.0, 25.0, 30.0, 21.0],
+                            [360.0, 330.0, 325.0, 322.0, 321.0], [45.0, 60.0, 50.0, 41.0, 40.0]])}
+
+
+def _one_call_is_the_two(method: str, **options) -> bool:
+    """``log_hyp0f1_and_grad`` equals ``log_hyp0f1`` and ``grad_log_hyp0f1`` to the bit on every case
+    row that ``method`` accepts (True where it accepts none)."""
+    for k, sig in _PAIR_CASES.items():
+        if method != "auto":
+            m = methods.get(method)
+            sig = sig[m.domain(sig, k, methods.resolve_options(m, options)) == ""]
+            if not sig.size:
+                continue
+        value, grad = log_hyp0f1_and_grad(sig, k, method, **options)
+        if not (np.array_equal(value, log_hyp0f1(sig, k, method, **options))
+                and np.array_equal(grad, grad_log_hyp0f1(sig, k, method, **options))):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("method", ["auto"] + [n for n in methods.names(with_gradient=True) if n != "holonomic"])
+def test_value_and_gradient_in_one_call_are_the_two_calls(method):
+    """Every method with a gradient (and each of its labelled variants), whether or not it shares work
+    between the two (``value_and_gradient_only``): the same numbers, bit for bit. (Holonomic: no shared
+    route, and seconds per row.)"""
+    variants = [{}] if method == "auto" else [{}, *methods.get(method).variants.values()]
+    for options in variants:
+        assert _one_call_is_the_two(method, **options), options
+
+
+def test_a_planted_shared_route_is_caught(monkeypatch):
+    """A ``value_and_gradient_only`` whose gradient is off by one ulp, or which returns the
+    gradient of another order, fails the check above."""
+    assert _one_call_is_the_two("asymptotic")
+    hook = methods.get("asymptotic").value_and_gradient_only
+    for planted in (lambda flat, k, order=1: (hook(flat, k, order)[0], np.nextafter(hook(flat, k, order)[1], 2.0)),
+                    lambda flat, k, order=1: (hook(flat, k, order)[0], hook(flat, k, 1 - order)[1])):
+        monkeypatch.setitem(methods.REGISTRY, "asymptotic",
+                            dataclasses.replace(methods.get("asymptotic"), value_and_gradient_only=planted))
+        assert not _one_call_is_the_two("asymptotic")
+
+
+def test_value_and_gradient_in_one_call_refuses_bad_input():
+    """The one call validates as the two do: ValueError naming the argument."""
+    with pytest.raises(ValueError, match="sigma"):
+        log_hyp0f1_and_grad([1.0, -0.5], 2, "laplace")
+    with pytest.raises(ValueError, match="method"):
+        log_hyp0f1_and_grad([1.0, 0.5], 2, "mc", rng=0)
+    with pytest.raises(ValueError, match="unknown option"):
+        log_hyp0f1_and_grad([1.0, 0.5], 2, "laplace", order=1)
+    with pytest.raises(ValueError, match="sigma"):  # outside the method's domain
+        log_hyp0f1_and_grad([0.0, 0.0, 1.0], 3, "asymptotic")

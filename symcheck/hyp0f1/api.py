@@ -20,7 +20,7 @@ from symcheck.hyp0f1 import methods, montecarlo
 from symcheck.hyp0f1.methods import AUTO_RTOL, AUTO_SERIES_MAX_DEGREE, AUTO_SERIES_RTOL
 
 __all__ = ["AUTO_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RTOL", "WARN_RTOL", "Hyp0f1AccuracyWarning",
-           "Hyp0f1Info", "grad_log_hyp0f1", "log_hyp0f1", "log_hyp0f1_mc", "method_names"]
+           "Hyp0f1Info", "grad_log_hyp0f1", "log_hyp0f1", "log_hyp0f1_and_grad", "log_hyp0f1_mc", "method_names"]
 
 #: Above this relative error figure "auto" warns (:class:`Hyp0f1AccuracyWarning`).
 WARN_RTOL = 1e-6
@@ -170,16 +170,22 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
     sig, k = as_sigma(sigma, k)
     flat = sig.reshape(-1, k)
     m, opts = _prepare(method, options, flat, k, gradient=False)
-    if m is None:
+    if m is None:  # "auto" warns at stacklevel 3: called from here
         value, error, names, *_ = _auto(flat, k)
-    elif m.value_only is not None and not (want_error or want_info):  # no figure asked for
-        value, error = m.value_only(flat, k, **opts), np.full(flat.shape[0], np.inf)
-        names = np.full(flat.shape[0], method, dtype=object)
     else:
-        value, error = m.evaluate(flat, k, **opts)
-        names = np.full(flat.shape[0], method, dtype=object)
+        value, error, names = _values(m, opts, flat, k, method, want_error or want_info)
     shape = sig.shape[:-1]
     return _finish(np.asarray(value, float).reshape(shape), error, names, shape, want_error, want_info)
+
+
+def _values(m, opts: dict, flat: np.ndarray, k: int, method: str, figure: bool):
+    """(value, error figure, method name) per row of validated ``flat`` by the registered method ``m``
+    with prepared options; without ``figure`` its cheaper ``value_only`` where it has one (figure inf)."""
+    names = np.full(flat.shape[0], method, dtype=object)
+    if m.value_only is not None and not figure:  # no figure asked for
+        return m.value_only(flat, k, **opts), np.full(flat.shape[0], np.inf), names
+    value, error = m.evaluate(flat, k, **opts)
+    return value, error, names
 
 
 def _good(value: np.ndarray, error: np.ndarray, rtol: float) -> np.ndarray:
@@ -340,15 +346,61 @@ def grad_log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = Fals
     sig, k = as_sigma(sigma, k)
     flat = sig.reshape(-1, k)
     m, opts = _prepare(method, options, flat, k, gradient=True)
-    if m is None:
+    if m is None:  # "auto" warns at stacklevel 3: called from here
         grad, error, names = _auto_grad(flat, k)
-    elif m.gradient_only is not None and not (want_error or want_info):  # no figure asked for
+    else:
+        grad, error, names = _gradients(m, opts, flat, k, method, want_error or want_info)
+    return _finish(np.asarray(grad, float).reshape(sig.shape), error, names, sig.shape[:-1], want_error, want_info)
+
+
+def _gradients(m, opts: dict, flat: np.ndarray, k: int, method: str, figure: bool):
+    """(gradient, error figure, method name) per row of validated ``flat`` by the registered method ``m``
+    with prepared options, kept in [0, 1]; without ``figure`` its cheaper ``gradient_only``."""
+    names = np.full(flat.shape[0], method, dtype=object)
+    if m.gradient_only is not None and not figure:  # no figure asked for
         grad, error = _within_unit_interval(m.gradient_only(flat, k, **opts), np.full(flat.shape[0], np.inf))
-        names = np.full(flat.shape[0], method, dtype=object)
     else:
         grad, error = _within_unit_interval(*m.gradient(flat, k, **opts))
-        names = np.full(flat.shape[0], method, dtype=object)
-    return _finish(np.asarray(grad, float).reshape(sig.shape), error, names, sig.shape[:-1], want_error, want_info)
+    return grad, error, names
+
+
+def log_hyp0f1_and_grad(sigma, k, method: str = "auto", **options) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(k/2; AAᵀ/4) and its gradient in σ in one call (an optimiser's inner loop).
+
+    The same numbers as ``(log_hyp0f1(sigma, k, method, **options), grad_log_hyp0f1(sigma, k,
+    method, **options))``, bit for bit, with ``sigma`` validated and the method prepared once, and,
+    for a method that declares ``value_and_gradient_only`` (:mod:`symcheck.hyp0f1.methods`: the
+    asymptotic expansion at orders 0 and 1, the Laplace approximation), the work that the value and
+    the gradient share done once. No error figures: ask :func:`log_hyp0f1` and
+    :func:`grad_log_hyp0f1` for those.
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., k)
+    k : int
+    method : str
+        ``"auto"`` or a registered method with a gradient (see :func:`grad_log_hyp0f1`).
+    **options
+        The method's options (see :func:`log_hyp0f1`).
+
+    Returns
+    -------
+    value : ndarray, shape sigma.shape[:-1]
+    grad : ndarray, shape sigma.shape
+        Each component in [0, 1], as :func:`grad_log_hyp0f1` returns it.
+    """
+    sig, k = as_sigma(sigma, k)
+    flat = sig.reshape(-1, k)
+    m, opts = _prepare(method, options, flat, k, gradient=True)
+    if m is None:  # "auto" warns at stacklevel 3: called from here
+        value, grad = _auto(flat, k)[0], _auto_grad(flat, k)[0]
+    elif m.value_and_gradient_only is not None:
+        value, grad = m.value_and_gradient_only(flat, k, **opts)
+        grad = _within_unit_interval(grad, np.full(flat.shape[0], np.inf))[0]
+    else:
+        value = _values(m, opts, flat, k, method, False)[0]
+        grad = _gradients(m, opts, flat, k, method, False)[0]
+    return np.asarray(value, float).reshape(sig.shape[:-1]), np.asarray(grad, float).reshape(sig.shape)
 
 
 def _within_unit_interval(grad, error):

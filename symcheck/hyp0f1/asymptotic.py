@@ -82,6 +82,7 @@ __all__ = [
     "grad_log_hyp0f1_asymptotic",
     "grad_log_hyp0f1_asymptotic_with_error",
     "log_hyp0f1_asymptotic",
+    "log_hyp0f1_asymptotic_and_grad",
     "log_hyp0f1_asymptotic_best",
     "log_jacobian_coefficient",
     "log_vol_so",
@@ -166,8 +167,23 @@ def order_patterns(p: int) -> wick.PatternSum:
     return {pat: c for pat, c in total.items() if c}
 
 
-def _coset_terms(st: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """T₁..T_{n_terms} (n, n_terms) for signed singular values ``st`` (n, k), and their rounding bounds.
+#: order → (the pattern sum of :func:`order_patterns`, that sum compiled for evaluation).
+_COMPILED: dict = {}
+
+
+def _compiled_order(p: int) -> wick.CompiledPatterns:
+    """:func:`order_patterns` (p) prepared for evaluation, once per pattern sum: compiled again only
+    when ``order_patterns`` returns another sum (its cache cleared, e.g. by a test that plants an error)."""
+    patterns = order_patterns(p)
+    hit = _COMPILED.get(p)
+    if hit is None or hit[0] is not patterns:
+        hit = _COMPILED[p] = (patterns, wick.CompiledPatterns(patterns))
+    return hit[1]
+
+
+def _coset_terms(st: np.ndarray, n_terms: int, rounding: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """T₁..T_{n_terms} (n, n_terms) for signed singular values ``st`` (n, k), and their rounding bounds
+    (NaN without ``rounding``).
 
     T_p is homogeneous of degree −p in σ, so it is evaluated at σ/max|σ| and scaled back:
     the monomials of σ inside the patterns overflow from σ ≈ 1e100 on otherwise.
@@ -182,18 +198,23 @@ def _coset_terms(st: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     idx = np.arange(k)
     v[:, idx, idx] = 0.0
     vals = np.zeros((st.shape[0], n_terms))
-    rnd = np.zeros_like(vals)
+    rnd = np.zeros_like(vals) if rounding else np.full_like(vals, np.nan)
     # a term beyond the float64 range (tiny σ beside large ones) comes out ±inf or NaN: _combine
     # counts such a row as overflowed (error figure inf), so numpy's warnings would only be noise
     with np.errstate(over="ignore", invalid="ignore"):
         for p in range(1, n_terms + 1):
-            t, r = wick.evaluate(order_patterns(p), unit, v)
-            vals[:, p - 1], rnd[:, p - 1] = t * (1.0 / scale) ** p, r * (1.0 / scale) ** p
+            t, r = _compiled_order(p).evaluate(unit, v, rounding)
+            vals[:, p - 1] = t * (1.0 / scale) ** p
+            if rounding:
+                rnd[:, p - 1] = r * (1.0 / scale) ** p
     return vals, rnd
 
 
-def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER) -> dict:
+def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER, rounding: bool = True) -> dict:
     """The pieces of the expansion for each row of ``sig`` (..., k) (k >= 2), flattened to (n, ...).
+
+    Without ``rounding`` the float64 error bounds of the terms are left out (``round_plus``,
+    ``round_minus`` NaN where a coset's terms are computed): the value alone does not need them.
 
     Returns
     -------
@@ -220,7 +241,7 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER) -> dict:
     for name in ("terms_plus", "round_plus", "terms_minus", "round_minus"):
         out[name] = np.zeros((n, n_terms))
     if ok.any() and n_terms:
-        out["terms_plus"][ok], out["round_plus"][ok] = _coset_terms(flat[ok], n_terms)
+        out["terms_plus"][ok], out["round_plus"][ok] = _coset_terms(flat[ok], n_terms, rounding)
     # the I₋ coset: kept where its bound ½e^{Σσ−2σ_k} is not negligible and its saddle is non-degenerate
     gap = flat[:, k - 2] - flat[:, k - 1]
     log_bound_ratio = total - 2 * flat[:, k - 1] - np.log(2.0) - lead_plus
@@ -236,7 +257,7 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER) -> dict:
         out["lead_minus"][keep] = fl.sum(axis=1) + const - 0.5 * np.sum(log_pm, axis=1)
         size[keep] = np.maximum(size[keep], np.abs(fl.sum(axis=1)) + abs(const) + 0.5 * np.sum(np.abs(log_pm), axis=1))
         if n_terms:
-            out["terms_minus"][keep], out["round_minus"][keep] = _coset_terms(fl, n_terms)
+            out["terms_minus"][keep], out["round_minus"][keep] = _coset_terms(fl, n_terms, rounding)
     # Σσ, the constant and ½Σ log(pair sum): one rounding per operation, each of a term ≤ size
     out["round_lead"] = (len(iu) + k + 8) * EPS * size
     return out
@@ -303,7 +324,8 @@ def _evaluate(sig: np.ndarray, k: int, order, with_error: bool) -> tuple[np.ndar
         value = _log_cosh_half(sig.reshape(-1))
         return value.reshape(shape), (2 * EPS * np.abs(value) + EPS).reshape(shape)
     # with the error: the first omitted term and at least two terms for the regime test
-    parts = expansion_terms(sig, k, min(max(order + 1, 2), MAX_ORDER) if with_error else order)
+    parts = (expansion_terms(sig, k, min(max(order + 1, 2), MAX_ORDER)) if with_error
+             else expansion_terms(sig, k, order, rounding=False))
     value, err = _combine(parts, order, with_error)
     return value.reshape(shape), (err.reshape(shape) if with_error else None)
 
@@ -431,15 +453,18 @@ def _coset_gradient(st: np.ndarray, order: int) -> np.ndarray:
     return 1.0 - 0.5 * r + (g1 if order else 0.0)
 
 
-def _gradient_low_order(flat: np.ndarray, k: int, order: int) -> np.ndarray:
-    """Exact gradient of the order-0 or order-1 value (both cosets) for rows ``flat`` (n, k), k ≥ 2.
+def _value_and_gradient_low_order(flat: np.ndarray, k: int, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """The order-0 or order-1 value (both cosets) and its exact gradient for rows ``flat`` (n, k), k ≥ 2.
 
+    The value is :func:`log_hyp0f1_asymptotic`'s (the same terms, combined by :func:`_combine`).
     log(I₊ + I₋) has gradient w₊∇log I₊ + w₋∇log I₋ (w± = I±/(I₊ + I₋)); the I₋ coset is the I₊
     expression at (σ₁, …, −σ_k), so its gradient in σ_k changes sign. NaN where a pair sum is 0.
     """
     order_idx = np.argsort(-flat, axis=1, kind="stable")
     srt = np.take_along_axis(flat, order_idx, axis=1)
-    parts = expansion_terms(srt, k, order)
+    parts = expansion_terms(srt, k, order, rounding=False)
+    with np.errstate(invalid="ignore"):
+        value = _combine(parts, order, False)[0]
     ok = ~parts["invalid"]
     grad = np.full_like(srt, np.nan)
     lp = parts["lead_plus"] + parts["terms_plus"][:, :order].sum(axis=1)
@@ -458,7 +483,7 @@ def _gradient_low_order(flat: np.ndarray, k: int, order: int) -> np.ndarray:
         grad[both] = (1.0 - w) * grad[both] + w * gm
     out = np.empty_like(grad)
     np.put_along_axis(out, order_idx, grad, axis=1)
-    return out
+    return value, out
 
 
 def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.ndarray:
@@ -474,9 +499,22 @@ def grad_log_hyp0f1_asymptotic(sig: np.ndarray, k: int, order: int = 1) -> np.nd
     check_int(order, "order", minimum=0, maximum=MAX_ORDER)
     flat = sig.reshape(-1, k)
     if k >= 2 and order <= 1:
-        return _gradient_low_order(flat, k, order).reshape(sig.shape)
+        return _value_and_gradient_low_order(flat, k, order)[1].reshape(sig.shape)
     grad = _fd_gradient(flat, k, lambda rows: log_hyp0f1_asymptotic(rows, k, order))
     return grad.reshape(sig.shape)
+
+
+def log_hyp0f1_asymptotic_and_grad(sig: np.ndarray, k: int, order: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`log_hyp0f1_asymptotic` and :func:`grad_log_hyp0f1_asymptotic` at ``order``, bit for bit.
+
+    At orders 0 and 1 (k ≥ 2) both come from one evaluation of the expansion's terms, which the two
+    functions would each evaluate (the Wick contractions of T₁, both cosets); otherwise from the two.
+    """
+    order = check_int(order, "order", minimum=0, maximum=MAX_ORDER)
+    if k >= 2 and order <= 1:
+        value, grad = _value_and_gradient_low_order(sig.reshape(-1, k), k, order)
+        return value.reshape(sig.shape[:-1]), grad.reshape(sig.shape)
+    return log_hyp0f1_asymptotic(sig, k, order), grad_log_hyp0f1_asymptotic(sig, k, order)
 
 
 def grad_log_hyp0f1_asymptotic_with_error(flat: np.ndarray, k: int, order=1) -> tuple[np.ndarray, np.ndarray]:

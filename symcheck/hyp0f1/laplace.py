@@ -50,7 +50,7 @@ from numba import njit, prange
 
 from symcheck._checks import check_choice
 
-__all__ = ["VARIANTS", "grad_log_hyp0f1_laplace", "log_hyp0f1_laplace"]
+__all__ = ["VARIANTS", "grad_log_hyp0f1_laplace", "log_hyp0f1_laplace", "log_hyp0f1_laplace_and_grad"]
 
 VARIANTS = {"listing": 0, "printed": 1, "pairs-once": 2}
 
@@ -217,3 +217,13 @@ def grad_log_hyp0f1_laplace(sig: np.ndarray, k: int, variant: str = "listing") -
     """
     _, grad = _run(sig, k, variant, True)
     return grad.reshape(sig.shape)
+
+
+def log_hyp0f1_laplace_and_grad(sig: np.ndarray, k: int, variant: str = "listing") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`log_hyp0f1_laplace` and :func:`grad_log_hyp0f1_laplace` from one pass of the kernel.
+
+    The kernel computes a row's value before, and independently of, its gradient, so both are
+    bit for bit those of the two functions.
+    """
+    out, grad = _run(sig, k, variant, True)
+    return out.reshape(sig.shape[:-1]), grad.reshape(sig.shape)

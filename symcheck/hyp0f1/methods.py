@@ -14,6 +14,10 @@ computing log ₀F₁(k/2; AAᵀ/4) from the singular values σ of A:
 * optionally ``value_only(flat, k, **options) -> value``: the same values without their error figure,
   where the figure costs more than the value (the asymptotic expansion's figure needs the next term);
   ``log_hyp0f1`` uses it likewise;
+* optionally ``value_and_gradient_only(flat, k, **options) -> (value, grad)``: the numbers of
+  ``value_only`` (else ``evaluate``) and ``gradient_only`` (else ``gradient``), bit for bit, from work
+  done once for both (the asymptotic expansion's terms, the Laplace saddle point);
+  ``log_hyp0f1_and_grad`` uses it;
 * ``rigorous``: whether ``error`` is a proven bound (else an estimate whose safety factor is
   measured on references the method does not use, documented in the method's module);
 * ``defaults`` and ``check_options`` (the options it accepts and their validation);
@@ -99,6 +103,7 @@ class Method:
     gradient: Callable | None = None
     gradient_only: Callable | None = None
     value_only: Callable | None = None
+    value_and_gradient_only: Callable | None = None
     defaults: dict = field(default_factory=dict)
     check_options: Callable | None = None
     auto: tuple = ()
@@ -261,6 +266,14 @@ def _asymptotic_gradient_only(flat, k, order=1):
     return asymptotic.grad_log_hyp0f1_asymptotic(flat, k, order=order)
 
 
+def _asymptotic_value_and_gradient_only(flat, k, order=1):
+    """`_asymptotic_value_only` and `_asymptotic_gradient_only` together (at orders 0 and 1 from one
+    evaluation of the terms; 'best' needs the figures)."""
+    if order == "best":
+        return _asymptotic_value_only(flat, k, order), _asymptotic_gradient_only(flat, k, order)
+    return asymptotic.log_hyp0f1_asymptotic_and_grad(flat, k, order=order)
+
+
 register(Method(
     name="asymptotic",
     summary="Laplace's method on O(k) around both cosets with 0–3 correction terms (large pair sums σᵢ + σⱼ)",
@@ -268,6 +281,7 @@ register(Method(
     gradient=lambda flat, k, order=1: asymptotic.grad_log_hyp0f1_asymptotic_with_error(flat, k, order=order),
     gradient_only=_asymptotic_gradient_only,
     value_only=_asymptotic_value_only,
+    value_and_gradient_only=_asymptotic_value_and_gradient_only,
     rigorous=False,
     error_kind="estimate (first omitted term × a measured safety factor; inf outside the asymptotic regime)",
     domain=_asymptotic_domain,
@@ -330,11 +344,17 @@ def _laplace_grad(flat, k, variant="listing"):
     return grad, np.where(np.all(flat == 0, axis=1), 0.0, np.inf)
 
 
+def _laplace_value_and_grad(flat, k, variant="listing"):
+    """Both from one pass of the kernel (its value does not depend on whether it also differentiates)."""
+    return laplace.log_hyp0f1_laplace_and_grad(flat, k, variant=variant)
+
+
 register(Method(
     name="laplace",
     summary="Butler & Wood (2003) Laplace approximation as in Moore (2016) eq. (7) and Listing 1 (no error bound)",
     evaluate=_laplace_value,
     gradient=_laplace_grad,
+    value_and_gradient_only=_laplace_value_and_grad,
     rigorous=False,
     error_kind="none (inf; exact at σ = 0)",
     domain=_everywhere,

@@ -23,8 +23,10 @@ lexicographically smallest encoding) and their rational coefficients summed exac
 Evaluation is valid for every k. Each connected component (at most five vertices for the terms
 of :mod:`symcheck.hyp0f1.asymptotic`) is compiled once, by eliminating vertices of degree ≤ 2, to
 an expression of batched matrix–vector and matrix products (O(k²)–O(k³) per row; K₄, the one
-remainder up to order 3, by a Numba kernel, O(k⁴)); the expressions of all components share
-their sub-expressions, which each call computes once for all rows.
+remainder up to order 3, by a Numba kernel, O(k⁴)); the expressions of all components of a
+pattern sum form one straight-line program in which shared sub-expressions appear once
+(:class:`CompiledPatterns`, built once per pattern sum by a caller that keeps it), run once per
+call for all rows.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from itertools import permutations, product
 import numpy as np
 from numba import njit
 
-__all__ = ["Pattern", "PatternSum", "cumulant_patterns", "evaluate"]
+__all__ = ["CompiledPatterns", "Pattern", "PatternSum", "cumulant_patterns", "evaluate"]
 
 EPS = np.finfo(float).eps
 
@@ -306,39 +308,111 @@ def _k4_kernel(w, m, out):
         out[z] = tot
 
 
-def _eval(e, s: np.ndarray, v: np.ndarray, memo: dict) -> np.ndarray:
-    """Value of expression ``e`` for rows s (n, k), v (n, k, k); sub-results memoised."""
-    if e in memo:
-        return memo[e]
-    tag = e[0]
-    if tag == "s":
-        out = np.ones_like(s) if e[1] == 0 else s ** e[1]
-    elif tag == "v":
-        out = v if e[1] == 1 else _eval(("v", e[1] - 1), s, v, memo) * v
-    elif tag == "T":
-        out = np.swapaxes(_eval(e[1], s, v, memo), 1, 2)
-    elif tag in ("mul", "had"):
-        out = _eval(e[1][0], s, v, memo)
-        for f in e[1][1:]:
-            out = out * _eval(f, s, v, memo)
-    elif tag == "mv":
-        out = np.matmul(_eval(e[1], s, v, memo), _eval(e[2], s, v, memo)[:, :, None])[:, :, 0]
-    elif tag == "mm":
-        out = np.matmul(_eval(e[1], s, v, memo) * _eval(e[2], s, v, memo)[:, None, :], _eval(e[3], s, v, memo))
-    elif tag == "sum":
-        out = _eval(e[1], s, v, memo).sum(axis=1)
-    else:  # k4
-        out = np.empty(s.shape[0])
-        _k4_kernel(np.stack([_eval(x, s, v, memo) for x in e[1]]),
-                   np.stack([np.ascontiguousarray(_eval(x, s, v, memo)) for x in e[2]]), out)
-    memo[e] = out
-    return out
+def _program(roots) -> tuple[tuple, tuple[int, ...]]:
+    """The expressions ``roots`` as one straight-line program: steps (tag, operand, argument step
+    indices) in dependency order, every shared sub-expression once, and the step index of each root."""
+    steps: list = []
+    index: dict = {}
+
+    def visit(e) -> int:
+        if e in index:
+            return index[e]
+        tag = e[0]
+        if tag == "s":
+            step = ("s", e[1], ())
+        elif tag == "v":
+            step = ("v", 1, ()) if e[1] == 1 else ("vpow", 0, (visit(("v", e[1] - 1)),))
+        elif tag in ("T", "sum"):
+            step = (tag, 0, (visit(e[1]),))
+        elif tag in ("mul", "had"):
+            step = ("mul", 0, tuple(visit(f) for f in e[1]))
+        elif tag == "mv":
+            step = ("mv", 0, (visit(e[1]), visit(e[2])))
+        elif tag == "mm":
+            step = ("mm", 0, (visit(e[1]), visit(e[2]), visit(e[3])))
+        else:  # k4
+            step = ("k4", len(e[1]), tuple(visit(x) for x in (*e[1], *e[2])))
+        steps.append(step)
+        index[e] = len(steps) - 1
+        return index[e]
+
+    at = tuple(visit(r) for r in roots)
+    return tuple(steps), at
 
 
-def _component_values(comps, s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """(n, len(comps)) values of the components; an isolated unmarked vertex is Σ 1 = k."""
-    memo: dict = {}
-    return np.stack([_eval(_compile(c), s, v, memo) for c in comps], axis=1)
+def _run(steps: tuple, roots: tuple, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(n, len(roots)) values of a :func:`_program` for rows s (n, k), v (n, k, k)."""
+    out: list = []
+    for tag, arg, at in steps:
+        if tag == "s":
+            val = np.ones_like(s) if arg == 0 else s ** arg
+        elif tag == "v":
+            val = v
+        elif tag == "vpow":  # v^m = v^(m−1)·v
+            val = out[at[0]] * v
+        elif tag == "T":
+            val = np.swapaxes(out[at[0]], 1, 2)
+        elif tag == "mul":
+            val = out[at[0]]
+            for j in at[1:]:
+                val = val * out[j]
+        elif tag == "mv":
+            val = np.matmul(out[at[0]], out[at[1]][:, :, None])[:, :, 0]
+        elif tag == "mm":
+            val = np.matmul(out[at[0]] * out[at[1]][:, None, :], out[at[2]])
+        elif tag == "sum":
+            val = out[at[0]].sum(axis=1)
+        else:  # k4: arg vertex weights, then the six edge matrices
+            val = np.empty(s.shape[0])
+            _k4_kernel(np.stack([out[j] for j in at[:arg]]),
+                       np.stack([np.ascontiguousarray(out[j]) for j in at[arg:]]), val)
+        out.append(val)
+    return np.stack([out[j] for j in roots], axis=1)
+
+
+class CompiledPatterns:
+    """A pattern sum prepared for evaluation: its components compiled (:func:`_compile`) to one
+    straight-line program sharing their sub-expressions, the patterns as component indices, the
+    coefficients as float64 and the rounding constants of :meth:`evaluate` (all computed once).
+
+    Parameters
+    ----------
+    patterns : dict
+        From :func:`cumulant_patterns` (or sums of them); the empty sum is 0.
+    """
+
+    def __init__(self, patterns: PatternSum):
+        comps = sorted({c for pat in patterns for c in pat})
+        self.steps, self.roots = _program([_compile(c) for c in comps])
+        index = {c: i for i, c in enumerate(comps)}
+        width = max((len(p) for p in patterns), default=0)
+        self.idx = np.full((len(patterns), width), len(comps))
+        for r, pat in enumerate(patterns):
+            self.idx[r, : len(pat)] = [index[c] for c in pat]
+        self.coef = np.array([float(c) for c in patterns.values()])
+        self.n_vert = max((sum(c[0] for c in pat) for pat in patterns), default=0)
+        # +1: the coefficient (a rounded Fraction) is one more factor
+        self.n_fac = 1 + max((sum(len(c[2]) + sum(1 for m in c[1] if m) for c in pat) for pat in patterns), default=0)
+        self.n_patterns = len(patterns)
+
+    def evaluate(self, s: np.ndarray, v: np.ndarray, rounding: bool = True):
+        """Value of the pattern sum for each row, and (with ``rounding``) its rounding bound, else None.
+
+        See :func:`evaluate`.
+        """
+        if not self.n_patterns:
+            z = np.zeros(s.shape[0])
+            return z, (z if rounding else None)
+        vals = _run(self.steps, self.roots, s, v)
+        ones = np.ones((s.shape[0], 1))
+        value = np.prod(np.hstack([vals, ones])[:, self.idx], axis=2) @ self.coef
+        if not rounding:
+            return value, None
+        # with s, v ≥ 0 every elementary product is ≥ 0: the absolute sums are the values themselves
+        absvals = vals if (np.all(s >= 0) and np.all(v >= 0)) else _run(self.steps, self.roots, np.abs(s), np.abs(v))
+        bound = np.prod(np.hstack([absvals, ones])[:, self.idx], axis=2) @ np.abs(self.coef)
+        gamma = (s.shape[1] * self.n_vert + self.n_fac + self.n_patterns) * EPS
+        return value, gamma * bound
 
 
 def evaluate(patterns: PatternSum, s: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -362,25 +436,10 @@ def evaluate(patterns: PatternSum, s: np.ndarray, v: np.ndarray) -> tuple[np.nda
         largest number of vertices (summations of k terms per product), F the largest number
         of factors, P the number of patterns: the standard bound for sums of products in
         floating point (Higham 2002, §3.1), since every contraction step sums k terms.
+
+    Notes
+    -----
+    Prepares the patterns on every call; a caller evaluating the same patterns often keeps a
+    :class:`CompiledPatterns` instead.
     """
-    if not patterns:
-        z = np.zeros(s.shape[0])
-        return z, z
-    comps = sorted({c for pat in patterns for c in pat})
-    vals = _component_values(comps, s, v)
-    # with s, v ≥ 0 every elementary product is ≥ 0: the absolute sums are the values themselves
-    absvals = vals if (np.all(s >= 0) and np.all(v >= 0)) else _component_values(comps, np.abs(s), np.abs(v))
-    index = {c: i for i, c in enumerate(comps)}
-    width = max(len(p) for p in patterns)
-    idx = np.full((len(patterns), width), len(comps))
-    for r, pat in enumerate(patterns):
-        idx[r, : len(pat)] = [index[c] for c in pat]
-    coef = np.array([float(c) for c in patterns.values()])
-    ones = np.ones((s.shape[0], 1))
-    value = np.prod(np.hstack([vals, ones])[:, idx], axis=2) @ coef
-    bound = np.prod(np.hstack([absvals, ones])[:, idx], axis=2) @ np.abs(coef)
-    n_vert = max(sum(c[0] for c in pat) for pat in patterns)
-    # +1: the coefficient (a rounded Fraction) is one more factor
-    n_fac = 1 + max(sum(len(c[2]) + sum(1 for m in c[1] if m) for c in pat) for pat in patterns)
-    gamma = (s.shape[1] * n_vert + n_fac + len(patterns)) * EPS
-    return value, gamma * bound
+    return CompiledPatterns(patterns).evaluate(s, v)

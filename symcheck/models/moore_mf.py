@@ -39,7 +39,7 @@ import numpy as np
 from scipy import optimize
 
 from symcheck._checks import as_finite_array, check_choice, check_int, check_positive_float, check_rng
-from symcheck.hyp0f1 import grad_log_hyp0f1, log_hyp0f1
+from symcheck.hyp0f1 import log_hyp0f1_and_grad
 
 __all__ = [
     "FitResult",
@@ -245,8 +245,9 @@ def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto"):
     if form == "printed":
         B = 0.5 * (B + np.swapaxes(B, -1, -2))
     W, sig, Zt = np.linalg.svd(B)
-    r = np.trace(B, axis1=-2, axis2=-1) - log_hyp0f1(sig, k, method=method)
-    G = np.eye(k) - np.matmul(W * grad_log_hyp0f1(sig, k, method=method)[..., None, :], Zt)
+    log_f, grad_log_f = log_hyp0f1_and_grad(sig, k, method=method)
+    r = np.trace(B, axis1=-2, axis2=-1) - log_f
+    G = np.eye(k) - np.matmul(W * grad_log_f[..., None, :], Zt)
     if form == "printed":
         G = 0.5 * (G + np.swapaxes(G, -1, -2))
     grad_M = np.mean(np.matmul(X, np.swapaxes(G, -1, -2)) + np.matmul(M, G), axis=0) / c
