@@ -66,7 +66,7 @@ def test_auto_clips_into_the_proven_interval(monkeypatch):
     rows = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
     garbage = np.array([np.nan, -5.0, 1e89])
 
-    def bad_pass(flat, k):
+    def bad_pass(flat, k, log=None):
         n = flat.shape[0]
         return garbage[:n].copy(), np.full(n, np.inf), np.full(n, "planted", dtype=object), np.zeros(n, int)
 

@@ -56,3 +56,48 @@ def test_monte_carlo_runs_the_proposal_the_pilot_finds_sharper(monkeypatch):
 
     monkeypatch.setattr(hyp0f1_goal, "log_hyp0f1_mc", inverted)
     assert hyp0f1_goal._monte_carlo(np.full(8, 1.0), 8, 5)[2].startswith("saddle-point")
+
+
+def test_a_row_reuses_what_auto_tried(monkeypatch):
+    # k = 16, rank-deficient, σ_max = 10 (8 non-zero σ): auto runs the holonomic method to its budget (~3 s) and
+    # answers by Laplace; the row's "why not" reads the holonomic outcome from auto's attempts instead of running
+    # it again, and the row is the same as with every route run again.
+    import contextlib
+
+    from symcheck.hyp0f1 import holonomic
+
+    sig = hyp0f1_goal._shapes(16, 10.0)["rank-deficient"]
+    real, calls = holonomic.log_hyp0f1_holonomic, []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(holonomic, "log_hyp0f1_holonomic", counting)
+    shared = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 16, "shape": "rank-deficient"})
+    assert len(calls) == 1 and shared["method"] != "holonomic" and "holonomic" in shared["why"]
+    monkeypatch.setattr(hyp0f1_goal, "auto_attempts", lambda: contextlib.nullcontext({}))  # planted: nothing shared
+    again = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 16, "shape": "rank-deficient"})
+    assert len(calls) == 3
+    assert {k: v for k, v in shared.items() if k != "seconds"} == {k: v for k, v in again.items() if k != "seconds"}
+
+
+def test_auto_attempts_records_each_step_per_row():
+    # Two rows: the first reached by the series, the second (σ = 1000) by no series step (its degree bound
+    # refuses), so it goes on to later steps; each recorded value is what that method returns on its own.
+    from symcheck.hyp0f1 import methods
+
+    flat = np.array([[2.0, 1.0, 0.5], [1000.0, 500.0, 100.0]])
+    with api.auto_attempts() as log:
+        api.log_hyp0f1(flat, 3)
+    steps = list(methods.auto_steps())
+    assert log and {r for _, r in log} == {0, 1}
+    for (i, r), outcome in log.items():
+        m, step = steps[i]
+        if outcome[0] == "value":
+            v, e = m.evaluate(flat[r:r + 1], 3, **methods.resolve_options(m, step.options))
+            assert (outcome[1], outcome[2]) == (float(v[0]), float(e[0]))
+    with api.auto_attempts() as outer:
+        pass
+    api.log_hyp0f1(flat, 3)
+    assert outer == {}  # nothing is collected outside the block

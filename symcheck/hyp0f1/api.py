@@ -10,6 +10,8 @@ everything about them (options, domain, error figure, place in "auto") are decla
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 from dataclasses import dataclass
 
@@ -192,8 +194,31 @@ def _good(value: np.ndarray, error: np.ndarray, rtol: float) -> np.ndarray:
     return np.isfinite(value) & (error <= rtol * np.maximum(1.0, np.abs(value)))
 
 
-def _auto_pass(flat: np.ndarray, k: int):
-    """One pass of the auto steps over the rows: (value, error, method name, index of the auto step)."""
+#: Where `auto_attempts` collects what auto's steps returned (None: not collecting).
+_ATTEMPTS: contextvars.ContextVar = contextvars.ContextVar("symcheck_hyp0f1_auto_attempts", default=None)
+
+
+@contextlib.contextmanager
+def auto_attempts():
+    """Collect what each step of ``method="auto"`` returned on each row, while the block runs.
+
+    Yields a dict ``{(step index, row): outcome}`` filled by every ``auto`` call in the block, for the
+    rows as given (not the retry with negligible σⱼ zeroed): outcome ``("value", v, e)`` or
+    ``("raised", message)``, step index into :func:`symcheck.hyp0f1.methods.auto_steps`. A caller that
+    asks about the routes auto tried (the report's goal table: its second routes and "why not") reads
+    them here instead of running them again, which for the holonomic method costs seconds.
+    """
+    log: dict = {}
+    token = _ATTEMPTS.set(log)
+    try:
+        yield log
+    finally:
+        _ATTEMPTS.reset(token)
+
+
+def _auto_pass(flat: np.ndarray, k: int, log: dict | None = None):
+    """One pass of the auto steps over the rows: (value, error, method name, index of the auto step);
+    each evaluation's outcome per row goes to ``log`` (`auto_attempts`) if given."""
     n = flat.shape[0]
     value = np.full(n, np.nan)
     error = np.full(n, np.inf)
@@ -213,11 +238,15 @@ def _auto_pass(flat: np.ndarray, k: int):
         for rows in batches:
             try:
                 v, e = m.evaluate(flat[rows], k, **opts)
-            except (ValueError, RuntimeError):
+            except (ValueError, RuntimeError) as exc:
                 if not step.row_by_row:
                     raise
+                if log is not None:
+                    log[(i, int(rows[0]))] = ("raised", str(exc))
                 continue  # an expensive route that ran out of its budget on this row
             v, e = np.asarray(v, float), np.asarray(e, float)
+            if log is not None:
+                log.update({(i, int(r)): ("value", float(a), float(b)) for r, a, b in zip(rows, v, e)})
             take = np.isfinite(v) & ((e < error[rows]) | ~np.isfinite(value[rows]))
             rows = rows[take]
             value[rows], error[rows], names[rows], chosen[rows] = v[take], e[take], m.name, i
@@ -248,7 +277,7 @@ def _auto(flat: np.ndarray, k: int):
     |Tⱼⱼ| ≤ 1 above), and no figure exceeds the distance to that interval's far end; a row no method
     answered gets the midpoint.
     """
-    value, error, names, chosen = _auto_pass(flat, k)
+    value, error, names, chosen = _auto_pass(flat, k, _ATTEMPTS.get())
     used, added = flat.copy(), np.zeros(flat.shape[0])
     deflated, dropped = _deflate(flat)
     retry = np.flatnonzero(~_good(value, error, AUTO_RTOL) & (dropped > 0))

@@ -32,7 +32,7 @@ import mpmath
 import numpy as np
 
 from symcheck.hyp0f1 import holonomic, methods, reference
-from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, log_hyp0f1, log_hyp0f1_mc
+from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, auto_attempts, log_hyp0f1, log_hyp0f1_mc
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp, equal_spectrum_dps, equal_spectrum_mp
 from symcheck.sweep import seeded_tasks
 
@@ -97,9 +97,10 @@ class _Steps:
     ("value", v, e) or ("raised", message).
     """
 
-    def __init__(self, sig: np.ndarray, k: int):
+    def __init__(self, sig: np.ndarray, k: int, known: dict | None = None):
         self.row, self.k = sig[None, :], k
-        self._outcomes: dict = {}
+        #: ``known``: outcomes auto already had on this row, by step index (`api.auto_attempts`).
+        self._outcomes: dict = dict(known or {})
 
     def _outcome(self, i: int, m, step):
         if i not in self._outcomes:
@@ -198,7 +199,7 @@ def goal_row(args: dict, rng=None) -> dict:
     second route and the verdict (``rng`` seeds the Monte Carlo route; default seed 0)."""
     sig, k, shape = np.asarray(args["sigma"], dtype=float), args["k"], args["shape"]
     t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, auto_attempts() as tried:
         warnings.simplefilter("always", Hyp0f1AccuracyWarning)
         value, err, info = log_hyp0f1(sig, k, return_error=True, return_info=True)
     seconds = time.perf_counter() - t0
@@ -209,7 +210,7 @@ def goal_row(args: dict, rng=None) -> dict:
            "warned": any(issubclass(w.category, Hyp0f1AccuracyWarning) for w in caught),
            "goal_met": err <= goal}
     seed = int(rng.integers(2**32)) if rng is not None else 0
-    steps = _Steps(sig, k)
+    steps = _Steps(sig, k, {i: outcome for (i, r), outcome in tried.items() if r == 0})
     second = _second_route(sig, k, steps, method, value, seed)
     if second is None:
         row.update(check="none", verdict="estimate only (no second route runs here)")
