@@ -150,14 +150,16 @@ def numerical_mean_field(mean, cov, x0=None) -> dict:
         ``r_logvar`` (bounds on the distance to the true optimum, NaN if not resolved),
         ``excess`` (bound on KL(numerical) − KL(optimum)) and ``converged`` (both radii finite).
     """
-    from symcheck.kl import fit_factored_gaussian_numerically, kl_gaussian
+    from symcheck.kl import _kl_gaussian_checked, fit_factored_gaussian_numerically
 
     mean = np.asarray(mean, dtype=float)
     cov = np.asarray(cov, dtype=float)
     m, v, kl = fit_factored_gaussian_numerically(mean, cov, x0=x0)
     u = np.log(v)
     tol_f = gaussian_kl_tolerance(cov, kl)
-    r_m, info_m = minimiser_radius(lambda x: kl_gaussian(x, v, mean, cov), m, tol_f, np.sqrt(v))
-    r_s, info_s = minimiser_radius(lambda x: kl_gaussian(m, np.exp(x), mean, cov), u, tol_f, np.ones(u.size))
+    # mean and cov were checked by the fit, v > 0 is its result: only the varied block is new (and finite)
+    r_m, info_m = minimiser_radius(lambda x: _kl_gaussian_checked(x, v, mean, cov), m, tol_f, np.sqrt(v))
+    r_s, info_s = minimiser_radius(lambda x: _kl_gaussian_checked(m, np.exp(x), mean, cov), u, tol_f,
+                                   np.ones(u.size))
     return {"means": m, "variances": v, "kl": kl, "tol_f": tol_f, "r_mean": r_m, "r_logvar": r_s,
             "excess": info_m["excess"] + info_s["excess"], "converged": bool(np.isfinite(r_m) and np.isfinite(r_s))}
