@@ -110,10 +110,11 @@ def accuracy_rows(args: dict, rng) -> list[dict]:
         for s in args["scales"]:
             for shape, sig in _shapes(k, s).items():
                 ref, kind = _reference(sig, k)
-                errs = {name: _evaluate(sig, k, opts) - ref for name, opts in routes.items()}
+                vals = {name: _evaluate(sig, k, opts) for name, opts in routes.items()}
+                errs = {name: v - ref for name, v in vals.items()}
                 rows.append({"k": k, "shape": shape, "sigma": sig.tolist(), "reference": ref, "ref_kind": kind,
-                             "errors": errs, "values": {n: e + ref if np.isfinite(ref) else _evaluate(sig, k, o)
-                                                        for (n, o), e in zip(routes.items(), errs.values())}})
+                             "errors": errs, "values": {n: e + ref if np.isfinite(ref) else vals[n]
+                                                        for n, e in errs.items()}})
         _mc_rows(rows, k, rng, quick)
         _is_references(rows, rng, quick)
     return rows
