@@ -5,7 +5,7 @@ kernel and its baseline are timed in the same process, on the same inputs, one a
 The benchmark cases are the asv suites of `benchmarks/` (their `setup` builds the inputs and warms
 Numba, so compilation is never timed); this section runs a chosen subset of them directly, so the
 table and `asv run` measure the same code. Each time is the best of 3 repeats of a loop long
-enough to last ≥ 0.1 s (a call over 2 s runs twice), which is the estimate least disturbed by other
+enough to last ≥ 0.1 s (a call over 0.5 s runs twice), which is the estimate least disturbed by other
 load. *Speed-up* = baseline time / symcheck time (> 1: symcheck is
 faster). Load average and CPU count are recorded before and after: on a shared machine a ratio
 is more trustworthy than an absolute time, since both sides see the same load. Not a test: no
@@ -68,13 +68,13 @@ def _load(name: str):
 
 def _best_time(fn) -> float:
     """Seconds per call: best of 3 repeats of a loop lasting ≥ 0.1 s; a call over 0.1 s is timed 3 times,
-    one over 2 s twice (a first call can be slowed by first-touch page faults: Listing 1 at k = 20 took 3.8 s
+    one over 0.5 s twice (a first call can be slowed by first-touch page faults: Listing 1 at k = 20 took 3.8 s
     once, 0.16 s after)."""
     start = time.perf_counter()
     fn()
     once = time.perf_counter() - start
     if once > 0.1:
-        return min([once] + [timeit.timeit(fn, number=1) for _ in range(1 if once > 2.0 else 2)])
+        return min([once] + [timeit.timeit(fn, number=1) for _ in range(1 if once > 0.5 else 2)])
     number = max(1, math.ceil(0.1 / max(once, 1e-9)))
     return min(timeit.repeat(fn, number=number, repeat=3)) / number
 
