@@ -121,7 +121,7 @@ def accuracy_rows(args: dict, rng) -> list[dict]:
 
 
 #: Timing: batches grow ×4 from 8 values until one takes ≥ this many seconds (or all 2000 values ran).
-_TIMING_SECONDS = 0.2
+_TIMING_SECONDS = 0.1
 
 
 def _time_per_value(fn, sig: np.ndarray) -> tuple[float, int]:
