@@ -620,3 +620,15 @@ def test_eq48_large_w2_catches_a_nonzero_kl_without_the_second_weight(monkeypatc
 
     monkeypatch.setattr(fa_model, "fa_mean_field_kl", planted)
     assert_fails("turner.eq48.limit-large-w2")
+
+
+def test_elbo_chain_catches_2d_evidence_off(monkeypatch):
+    # the two quadratures of log p(Y|X) must agree to 1e-8; a 2-D route off by 1e-6 fails the claim even after
+    # the evidence was computed (and cached) by an earlier run
+    from symcheck.models.gelberg_bnn import TwoReLUNet
+
+    assert get_claim("gelberg.thm43.elbo-chain").run(1).status == "holds"
+    real = TwoReLUNet.log_evidence
+    monkeypatch.setattr(TwoReLUNet, "log_evidence",
+                        lambda self, method="2d": real(self, method) + (1e-6 if method == "2d" else 0.0))
+    assert_fails("gelberg.thm43.elbo-chain")
