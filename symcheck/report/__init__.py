@@ -8,7 +8,7 @@ Adding a section is adding a module; nothing else changes. Optional: ``sweeps(ct
 cached sweeps as ``(name, fn, tasks)``, which ``render`` fetches with ``ctx.sweep``: the report runs
 every section's sweeps in one pool while it runs the claims and the other sections), ``TASK_SECONDS``
 (a typical task's cost: longer sweeps start first) and ``TIMED = True`` (the section measures speed: it
-renders first, alone on an idle machine).
+renders last, alone on an idle machine, with the kernels the sweeps compiled already in Numba's cache).
 
 Files of one report (all in one folder):
 
@@ -289,12 +289,13 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
     """Run the claims and render the sections into ``ctx.out_dir``; with ``only``, copy the others from the
     report in ``out``.
 
-    Order of work: the sections marked ``TIMED`` (they measure speed) alone on an idle machine; then every
-    section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a background thread
-    (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then the others,
-    longest first by the sections' ``TASK_SECONDS``) while this process
-    runs the claims and renders the sections without sweeps; last, the sections with sweeps, which find their
-    results computed. Results do not depend on this order (every task has its own seed).
+    Order of work: every section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a
+    background thread (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then
+    the others, longest first by the sections' ``TASK_SECONDS``) while this process runs the claims and renders
+    the sections without sweeps; then the sections with sweeps, which find their results computed; last, the
+    sections marked ``TIMED`` (they measure speed), alone on an idle machine and after the sweeps' workers have
+    compiled the kernels they share (first, they compiled them alone, one core idle: ~25 s of a cold run).
+    Results do not depend on this order (every task has its own seed).
 
     Returns the manifest entry of each section, in the order of ``mods``: name, title, order, Markdown,
     files, provenance. Markdown that the HTML pages would show raw (a table that does not parse, reST
@@ -322,8 +323,6 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
                            "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp}
             bar.update()
 
-        for mod in timed:
-            render(mod)
         jobs = [job for mod in sorted(sweeping, key=lambda m: -getattr(m, "TASK_SECONDS", 1.0))
                 for job in mod.sweeps(ctx)]
         todo = ctx.cache.missing(jobs)  # keyed here: a key computed while this thread imports could differ
@@ -334,6 +333,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
                 render(mod)
             prefetched.result()
         for mod in sweeping:
+            render(mod)
+        for mod in timed:
             render(mod)
     out_parts = []
     for mod in mods:

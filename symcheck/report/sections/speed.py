@@ -7,8 +7,9 @@ Numba, so compilation is never timed); this section runs a chosen subset of them
 table and `asv run` measure the same code. Each time is the best of 3 repeats of a loop long
 enough to last ≥ 0.1 s (a call over 0.5 s runs twice), which is the estimate least disturbed by other
 load. *Speed-up* = baseline time / symcheck time (> 1: symcheck is
-faster). Load average and CPU count are recorded before and after: on a shared machine a ratio
-is more trustworthy than an absolute time, since both sides see the same load. Not a test: no
+faster). The section runs last, alone, after the sweeps' workers are done; the share of the CPUs other
+processes used while it measured is recorded (and the load average): on a shared machine a ratio is more
+trustworthy than an absolute time, since both sides see the same load. Not a test: no
 number here passes or fails anything; `asv` keeps the history.
 """
 
@@ -111,6 +112,25 @@ def _machine() -> dict:
             "numba": numba.__version__, "load_average": list(os.getloadavg())}
 
 
+def _cpu_counters() -> tuple[float | None, float]:
+    """(CPU-seconds the machine has been busy, this process's CPU-seconds) now; the first is None where
+    ``/proc/stat`` is missing (not Linux). Busy: user, nice, system, irq, softirq and steal time."""
+    own = time.process_time()
+    try:
+        ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
+        return None, own
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK"), own
+
+
+def _other_cpu_share(start: tuple, end: tuple, wall: float) -> float:
+    """Fraction of the machine's CPUs that other processes used between two `_cpu_counters` readings
+    ``wall`` seconds apart (NaN without ``/proc/stat``)."""
+    if start[0] is None or end[0] is None or wall <= 0:
+        return math.nan
+    return max(0.0, (end[0] - start[0]) - (end[1] - start[1])) / (wall * (os.cpu_count() or 1))
+
+
 def _seconds(s: float) -> str:
     return f"{s * 1e3:.3g} ms" if s < 1 else f"{s:.3g} s"
 
@@ -123,15 +143,20 @@ def render(ctx) -> str:
         return "\n".join(lines)
     before = _machine()
     chosen = COMPARISONS if not ctx.quick else [c for c in COMPARISONS if c[2] in ("Haar", "GaussianKL")][:2]
-    started = time.perf_counter()
+    started, counters = time.perf_counter(), _cpu_counters()
     rows = measure(chosen)
+    seconds = time.perf_counter() - started
+    others = _other_cpu_share(counters, _cpu_counters(), seconds)
     after = os.getloadavg()
-    ctx.write_json("speed", {"machine": before, "load_average_after": list(after),
-                             "seconds": time.perf_counter() - started, "rows": rows})
+    ctx.write_json("speed", {"machine": before, "load_average_after": list(after), "seconds": seconds,
+                             "other_cpu_share": others, "rows": rows})
     lines.append(f"Machine: {before['processor']}, {before['cpus']} CPUs, {before['platform']}; Python "
                  f"{before['python']}, NumPy {before['numpy']}, SciPy {before['scipy']}, Numba {before['numba']}. "
-                 f"Load average (1, 5, 15 min) {', '.join(f'{x:.2f}' for x in before['load_average'])} before, "
-                 f"{', '.join(f'{x:.2f}' for x in after)} after.")
+                 f"While this section measured ({seconds:.0f} s), other processes used "
+                 + (f"{100 * others:.1f} %" if math.isfinite(others) else "an unknown share (no /proc/stat)")
+                 + " of the CPUs. Load average (1, 5, 15 min) "
+                 f"{', '.join(f'{x:.2f}' for x in before['load_average'])} before, "
+                 f"{', '.join(f'{x:.2f}' for x in after)} after (it lags: the report's sweeps ran just before).")
     lines += ["", "| what | symcheck | baseline | baseline time | speed-up | asv case |", "|---|---|---|---|---|---|"]
     for r in rows:
         if "skipped" in r:
