@@ -429,40 +429,38 @@ def sweep(problem: MFProblem, Mu, Mv, Su, Sv, res, count: int = 1) -> None:
 
 @njit(cache=True)
 def _sweeps(g, s2, Mu, Mv, Su, Sv, res, count):
-    """The loops of `sweep`: the operations of its vectorised form res ± g·(Mu[i, j]Mv[l, j]),
-    pⱼ = 1 + g²Σₗ(Mvₗⱼ² + Svₗⱼ)/σ², Mu[i, j] = Σₗ(g·resᵢₗ)Mvₗⱼ/(σ²pⱼ), with every sum in index order
-    (NumPy's pairwise sums and BLAS products round differently: the iterates agree to rounding)."""
+    """The loops of `sweep`: the operations of its vectorised form res ± g·(Mu[i, j]Mv[l, j]), then column j
+    of U given V and of V given U (`_column`, V's through the transposed residual), with every sum in index
+    order (NumPy's pairwise sums and BLAS products round differently: the iterates agree to rounding)."""
     n, k = Mu.shape
     m = Mv.shape[0]
-    gg = g * g
     for _ in range(count):
         for j in range(k):
             for i in range(n):
                 for l in range(m):
                     res[i, l] += g * (Mu[i, j] * Mv[l, j])
-            b = 0.0
-            for l in range(m):
-                b += Mv[l, j] * Mv[l, j] + Sv[l, j]
-            p = 1 + gg * b / s2
-            for i in range(n):
-                acc = 0.0
-                for l in range(m):
-                    acc += (g * res[i, l]) * Mv[l, j]
-                Su[i, j] = 1 / p
-                Mu[i, j] = acc / (s2 * p)
-            a = 0.0
-            for i in range(n):
-                a += Mu[i, j] * Mu[i, j] + Su[i, j]
-            p = 1 + gg * a / s2
-            for l in range(m):
-                acc = 0.0
-                for i in range(n):
-                    acc += (g * res[i, l]) * Mu[i, j]
-                Sv[l, j] = 1 / p
-                Mv[l, j] = acc / (s2 * p)
+            _column(g, s2, res, Mv, Sv, Mu, Su, j)
+            _column(g, s2, res.T, Mu, Su, Mv, Sv, j)
             for i in range(n):
                 for l in range(m):
                     res[i, l] -= g * (Mu[i, j] * Mv[l, j])
+
+
+@njit(cache=True)
+def _column(g, s2, r, other_mean, other_var, mean, var, j):
+    """Column j of one factor given the other, in place: pⱼ = 1 + g²Σₗ(other_meanₗⱼ² + other_varₗⱼ)/σ²,
+    var[:, j] = 1/pⱼ, mean[i, j] = Σₗ(g·rᵢₗ)·other_meanₗⱼ/(σ²pⱼ); ``r`` is the residual without column j, rows
+    indexed like ``mean``'s (R − gΣ_{j'≠j}… for U, its transpose for V)."""
+    b = 0.0
+    for l in range(other_mean.shape[0]):
+        b += other_mean[l, j] * other_mean[l, j] + other_var[l, j]
+    p = 1 + g * g * b / s2
+    for i in range(mean.shape[0]):
+        acc = 0.0
+        for l in range(other_mean.shape[0]):
+            acc += (g * r[i, l]) * other_mean[l, j]
+        var[i, j] = 1 / p
+        mean[i, j] = acc / (s2 * p)
 
 
 def fit_mfvi(problem: MFProblem, rng, tol: float = 1e-10, max_sweeps: int = 200000,
