@@ -11,11 +11,14 @@ A local pool gives each worker an equal share of the CPUs for its BLAS/OpenMP an
 (one each for two workers on two cores): left at their defaults, every worker's libraries start
 one thread per CPU, and two workers fitting Moore's Fig. 4 at k = 20 on two cores then each ran
 3.4× slower than with one thread apiece (measured: 16.3 s against 4.8 s per matrix, most of it
-in batched 20×20 SVDs).
+in batched 20×20 SVDs). :func:`one_thread` does the same for a block of the calling process that
+runs beside a pool (the report's claims: 12 % less CPU with one BLAS thread than with two, measured,
+as OpenBLAS's idle threads spin).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -27,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from symcheck._checks import check_callable, check_int
 
-__all__ = ["Task", "run_sweep", "seeded_tasks"]
+__all__ = ["Task", "one_thread", "run_sweep", "seeded_tasks"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,26 @@ def _share_cpus(threads: int) -> None:
         os.environ[var] = str(threads)
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # loads Numba's OpenMP layer
     threadpool_limits(limits=threads)
+
+
+@contextlib.contextmanager
+def one_thread():
+    """While the block runs: one BLAS/OpenMP thread in this process and one Numba thread in this thread.
+
+    For work that runs beside a pool of workers that share the CPUs (the report's claims and plain
+    sections beside its sweeps); the previous limits are restored afterwards. Its results then do not
+    depend on the machine's core count either (a BLAS product's summation order can depend on its
+    thread count).
+    """
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def _run_task(fn: Callable, task: Task):

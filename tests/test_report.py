@@ -269,3 +269,52 @@ def test_provenance_ignores_an_unrelated_enclosing_repository(tmp_path):
     alone = tmp_path / "alone"
     alone.mkdir()
     assert git_commit(alone) == "not a symcheck checkout"
+
+
+def _thread_probe(record, name, timed=False):
+    """A section that records the BLAS and Numba thread counts it renders with."""
+
+    def render(ctx):
+        import numba
+        from threadpoolctl import threadpool_info
+
+        record[name] = [max(info["num_threads"] for info in threadpool_info()), numba.get_num_threads()]
+        return name
+
+    mod = types.ModuleType(f"symcheck.report.sections.{name}")
+    mod.ORDER, mod.TITLE, mod.render, mod.TIMED = 1, name, render, timed
+    return mod
+
+
+def _threads_seen(tmp_path):
+    import numpy as np
+
+    record = {}
+
+    def check(rng):
+        _thread_probe(record, "claim").render(None)
+        return Evidence(printed=1.0, independent=1.0, tolerance=0.1, holds=True, detail="probe")
+
+    np.ones((4, 4)) @ np.ones((4, 4))  # BLAS loaded before the report starts
+    claims = [Claim("moore.eq8.thread-probe", "Moore (2016), eq. (8)", "Probe.", check=check)]
+    build_report(tmp_path / "rep", claims=claims, sections=[_thread_probe(record, "plain"),
+                                                            _thread_probe(record, "timed", timed=True)],
+                 progress=False)
+    return record
+
+
+def test_claims_and_plain_sections_run_on_one_thread_timed_ones_on_all(tmp_path, monkeypatch):
+    """Beside the sweeps' pool, the claims and plain sections use one BLAS and one Numba thread; a timed
+    section measures with the defaults. Planted: without the limit, the claims see the defaults (on a
+    machine with two or more CPUs)."""
+    import contextlib
+    import os
+
+    import symcheck.report as report_pkg
+
+    seen = _threads_seen(tmp_path)
+    assert seen["claim"] == [1, 1] and seen["plain"] == [1, 1]
+    if (os.cpu_count() or 1) >= 2:
+        assert seen["timed"] != [1, 1]
+        monkeypatch.setattr(report_pkg, "one_thread", contextlib.nullcontext)
+        assert _threads_seen(tmp_path / "planted")["claim"] != [1, 1]

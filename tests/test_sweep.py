@@ -115,3 +115,14 @@ def test_pool_workers_share_the_cpus(monkeypatch):
     if (os.cpu_count() or 1) >= 2:
         monkeypatch.setattr(sweep, "_share_cpus", _no_limits)
         assert run_sweep(_threads, tasks, processes=2) != [[share, share]] * 2
+
+
+def test_one_thread_limits_and_restores():
+    """Inside the block: one BLAS thread (every loaded library) and one Numba thread; after it, the limits
+    from before (the report's test plants a missing limit: tests/test_report.py)."""
+    from symcheck.sweep import one_thread
+
+    before = _threads(None, None)
+    with one_thread():
+        assert _threads(None, None) == [1, 1]
+    assert _threads(None, None) == before

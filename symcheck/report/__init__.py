@@ -47,6 +47,7 @@ from symcheck.report import sections as _sections_pkg
 from symcheck.report.cache import ResultCache
 from symcheck.report.stamps import part_stamp
 from symcheck.report.verdict import number
+from symcheck.sweep import one_thread
 
 __all__ = ["REPORT_EXTRA", "ReportContext", "build_report", "check_only", "load_sections", "require_report_extra",
            "section_name"]
@@ -292,7 +293,7 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
     Order of work: every section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a
     background thread (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then
     the others, longest first by the sections' ``TASK_SECONDS``) while this process runs the claims and renders
-    the sections without sweeps; then the sections with sweeps, which find their results computed; last, the
+    the sections without sweeps, on one BLAS and Numba thread (:func:`symcheck.sweep.one_thread`); then the sections with sweeps, which find their results computed; last, the
     sections marked ``TIMED`` (they measure speed), alone on an idle machine and after the sweeps' workers have
     compiled the kernels they share (first, they compiled them alone, one core idle: ~25 s of a cold run).
     Results do not depend on this order (every task has its own seed).
@@ -328,9 +329,10 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
         todo = ctx.cache.missing(jobs)  # keyed here: a key computed while this thread imports could differ
         with ThreadPoolExecutor(max_workers=1) as background:
             prefetched = background.submit(ctx.cache.compute, todo, scheduler=ctx.scheduler, processes=ctx.workers)
-            run_claims()
-            for mod in plain:
-                render(mod)
+            with one_thread():  # beside the pool's single-threaded workers
+                run_claims()
+                for mod in plain:
+                    render(mod)
             prefetched.result()
         for mod in sweeping:
             render(mod)
