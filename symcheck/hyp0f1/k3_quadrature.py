@@ -127,8 +127,8 @@ def gauss_kronrod(n: int = GAUSS_POINTS) -> tuple[np.ndarray, np.ndarray, np.nda
         system = mpmath.matrix([[against_legendre(j + k) for j in range(n + 1)] for k in range(n + 1)])
         rhs = mpmath.matrix([-against_legendre(n + 1 + k) for k in range(n + 1)])
         stieltjes = list(mpmath.lu_solve(system, rhs)) + [mpmath.mpf(1)]
-        gauss = sorted(mpmath.re(z) for z in mpmath.polyroots(legendre[::-1], maxsteps=500, extraprec=300))
-        extra = sorted(mpmath.re(z) for z in mpmath.polyroots(stieltjes[::-1], maxsteps=500, extraprec=300))
+        gauss = sorted(mpmath.re(z) for z in mpmath.polyroots(legendre, maxsteps=500, extraprec=300, asc=True))
+        extra = sorted(mpmath.re(z) for z in mpmath.polyroots(stieltjes, maxsteps=500, extraprec=300, asc=True))
         nodes = sorted(gauss + extra)
         kronrod = _interpolatory_weights(nodes)
         gauss_w = dict(zip(gauss, _interpolatory_weights(gauss)))
@@ -302,7 +302,7 @@ def _cosets(lam, ncomp, epsrel, nodes, wk, wg, max_intervals):
     return log_e, size, moments, converged
 
 
-def coset_integrals(lam: np.ndarray, want_grad: bool, epsrel: float, max_intervals: int = MAX_INTERVALS):
+def coset_integrals(lam: np.ndarray, want_grad: bool, epsrel: float, max_intervals: int | None = None):
     """The k = 3 integral on both cosets of every row of λ, in one compiled call.
 
     Parameters
@@ -313,8 +313,8 @@ def coset_integrals(lam: np.ndarray, want_grad: bool, epsrel: float, max_interva
         Also integrate the four moments E[qⱼ² e^{Σλq²}]/E[e^{Σλq²}].
     epsrel : float
         Relative accuracy asked of each range (module docstring: the summed estimate).
-    max_intervals : int
-        Intervals at most per range.
+    max_intervals : int, optional
+        Intervals at most per range (default :data:`MAX_INTERVALS`).
 
     Returns
     -------
@@ -329,4 +329,4 @@ def coset_integrals(lam: np.ndarray, want_grad: bool, epsrel: float, max_interva
     """
     nodes, wk, wg = gauss_kronrod()
     return _cosets(np.ascontiguousarray(lam, dtype=float), 5 if want_grad else 1, float(epsrel), nodes, wk, wg,
-                   int(max_intervals))
+                   MAX_INTERVALS if max_intervals is None else int(max_intervals))
