@@ -192,7 +192,8 @@ EXACT_ULPS = 16.0
 #: (:func:`symcheck.hyp0f1.reference_data.k3_quadrature_mp`) on the 28 stored k = 3 entries (σ up to
 #: 1e4, all three regimes of :mod:`symcheck.hyp0f1.k3_quadrature`) and 37 more rows (random σ from 1e-3
 #: to 1e4, equal, two equal, one or two zero): true error / (K3_EPSREL·(1 + |log ₀F₁|)) at most 0.04,
-#: and for 24 gradients (5-point differences; rank one: I_{3/2}/I_{1/2}) max-norm error / (K3_EPSREL·(1 + max|∂|)) at most 0.18;
+#: and for 24 gradients (5-point differences; rank one: I_{3/2}/I_{1/2}) max-norm error /
+#: (K3_EPSREL·(1 + max|∂|)) at most 0.18;
 #: tests/test_hyp0f1_k3_quadrature.py re-checks it.
 K3_ERROR = 8 * K3_EPSREL
 
