@@ -42,7 +42,7 @@ def test_k3_integral_vs_series(sig):
     """Two independent exact routes for k = 3: the 1-D quaternion integral and the zonal series."""
     sig = np.array(sig)
     ser, bound = log_hyp0f1(sig, 3, method="series", rtol=1e-15, return_error=True)
-    # quadrature asked for 1e-14 relative (quad_vec's estimate), series bound as reported
+    # quadrature asked for 1e-14 relative (its Gauss–Kronrod estimate), series bound as reported
     assert abs(float(log_hyp0f1(sig, 3, method="exact")) - float(ser)) <= 2e-14 + float(bound) + 10 * EPS * abs(ser)
 
 

@@ -39,7 +39,7 @@ def test_matches_closed_forms(k, rank_one, rng):
 
 
 def test_matches_k3_integral(rng):
-    """Full-rank k = 3 against closed_form's quaternion integral (quad_vec, epsrel 1e-14 per coset)."""
+    """Full-rank k = 3 against closed_form's quaternion integral (adaptive Gauss–Kronrod, epsrel 1e-14 per coset)."""
     sig = rng.uniform(0.0, 6.0, (5, 3))
     val, bound = series.log_hyp0f1_series(sig, 3)
     exact = closed_form.log_hyp0f1_exact(sig, 3)
