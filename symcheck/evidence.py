@@ -112,10 +112,10 @@ EPS = np.finfo(float).eps
 ROUNDING = 64 * EPS
 
 
-def gamma(n: int) -> float:
-    """Higham's γₙ = n·u/(1 − n·u), u = 2⁻⁵³: the relative error bound of an n-term float64 product or sum
-    (Higham 2002, Lemma 3.1)."""
-    return n * (EPS / 2) / (1.0 - n * (EPS / 2))
+def gamma(n: int, unit: float = EPS / 2) -> float:
+    """Higham's γₙ = n·u/(1 − n·u): the relative error bound of an n-term product or sum in a format of
+    unit roundoff ``unit`` (default float64's u = 2⁻⁵³; Higham 2002, Lemma 3.1)."""
+    return n * unit / (1.0 - n * unit)
 
 
 def error_in_ulps(error, reference) -> float:

@@ -63,6 +63,7 @@ import mpmath
 import numpy as np
 
 from symcheck._checks import as_sigma, check_int
+from symcheck.hyp0f1.bounded_cache import SizeBoundedCache
 
 __all__ = ["MAX_DEGREE", "MAX_DPS", "MAX_PARTITIONS", "hyp0f1_reference", "reference_degree"]
 
@@ -209,7 +210,6 @@ def _monomials(x: list, parts) -> dict:
     return {lam: mpmath.mpf((val, low * sum(lam))) for lam, val in table.items()}
 
 
-_CACHE: dict = {}
 #: Coefficients kept in the cached tables (one table per (k, number of parts, binary precision)), in
 #: all: the least recently used tables are dropped beyond it (the newest is always kept). Four times
 #: the largest table (MAX_PARTITIONS) is some tens of MB; the claims of one seed use about 20 tables
@@ -217,18 +217,17 @@ _CACHE: dict = {}
 #: table once (with 8 tables they were recomputed on every call: half the time of
 #: hyp0f1.series.vs-reference).
 _CACHE_COEFFICIENTS = 4 * MAX_PARTITIONS
+_CACHE = SizeBoundedCache(_CACHE_COEFFICIENTS, lambda table: sum(map(len, table)))
 
 
 def _cached_coefficients(k: int, parts: int, degree: int, prec: int) -> list[dict]:
     """Coefficients (≤ ``parts`` parts) up to ``degree`` at binary precision ``prec``, extending a cached table."""
-    coef = _CACHE.pop((k, parts, prec), None)
-    with mpmath.workprec(prec):
-        coef = _coefficients(k, degree, coef, parts)
-    _CACHE[(k, parts, prec)] = coef
-    sizes = {key: sum(map(len, table)) for key, table in _CACHE.items()}
-    while len(_CACHE) > 1 and sum(sizes.values()) > _CACHE_COEFFICIENTS:
-        sizes.pop(_CACHE.pop(next(iter(_CACHE))))
-    return coef
+
+    def extend(coef):
+        with mpmath.workprec(prec):
+            return _coefficients(k, degree, coef, parts)
+
+    return _CACHE.get((k, parts, prec), extend)
 
 
 def hyp0f1_reference(sigma, k, dps: int = 50) -> mpmath.mpf:

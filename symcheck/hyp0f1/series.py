@@ -119,6 +119,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from symcheck._checks import as_sigma, check_int, check_positive_float
+from symcheck.hyp0f1.bounded_cache import SizeBoundedCache
 
 __all__ = [
     "MAX_PAIRS",
@@ -593,21 +594,16 @@ class _Tables:
         self.nbytes = sum(a.nbytes for a in self.kernel_tables) + self.e.nbytes + self.deg_start.nbytes
 
 
-_TABLES: dict = {}
 #: Bytes of partition tables kept in `_TABLES`, least recently used dropped beyond it (the newest is always
 #: kept): the 6 × ~100 MB of the six largest tables. The claims of one seed use about 45 tables of 20 MB
 #: between them (measured), which a cache of six tables rebuilt on every seed.
 _TABLES_BYTES = 600_000_000
+_TABLES = SizeBoundedCache(_TABLES_BYTES, lambda t: t.nbytes)
 
 
 def _tables(n_vars: int, degree: int, b: float) -> _Tables:
     """Cached partition tables for (n_vars, degree, b) (at most ~100 MB each, `_TABLES_BYTES` in all)."""
-    key = (n_vars, degree, b)
-    tab = _TABLES.pop(key, None)
-    _TABLES[key] = _Tables(n_vars, degree, b) if tab is None else tab
-    while len(_TABLES) > 1 and sum(t.nbytes for t in _TABLES.values()) > _TABLES_BYTES:
-        _TABLES.pop(next(iter(_TABLES)))
-    return _TABLES[key]
+    return _TABLES.get((n_vars, degree, b), lambda tab: _Tables(n_vars, degree, b) if tab is None else tab)
 
 
 def _tables_for(n_vars: int, degree: int, b: float) -> _Tables:

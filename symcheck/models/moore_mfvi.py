@@ -52,7 +52,7 @@ from numba import njit
 from scipy import linalg
 
 from symcheck._checks import check_int, check_positive_float, check_rng
-from symcheck.evidence import EPS, ROUNDING
+from symcheck.evidence import EPS, ROUNDING, gamma
 from symcheck.models.moore_mf import FitResult, MFProblem, elbo_factorised
 
 __all__ = [
@@ -75,11 +75,6 @@ _ROUNDING_LD = ROUNDING * float(np.finfo(np.longdouble).eps) / EPS
 _UNIT_LD = float(np.finfo(np.longdouble).eps) / 2
 #: Cholesky tries these fractions of the estimated smallest curvature as a proven lower bound.
 _CURVATURE_FRACTIONS = (0.9, 0.5, 0.1, 0.01)
-
-
-def _gamma(count: int, unit: float) -> float:
-    """Higham's γ_n = nu/(1 − nu): the relative error bound of n successive roundings (Lemma 3.1)."""
-    return count * unit / (1 - count * unit)
 
 
 def pack(Mu, Mv, t, w, dtype=float) -> np.ndarray:
@@ -129,7 +124,7 @@ def elbo_gradient(x, problem: MFProblem) -> tuple[np.ndarray, float]:
     tt = 0.5 * n * (1 + su * (1 + g * g * b / s2))
     tw = 0.5 * m * (1 + sv * (1 + g * g * a / s2))
     size = float(np.linalg.norm(pack(tu, tv, tt, tw).astype(float)))
-    return pack(gu, gv, gt, gw, dtype=np.longdouble), _gamma(n + m + k + 8, _UNIT_LD) * size
+    return pack(gu, gv, gt, gw, dtype=np.longdouble), gamma(n + m + k + 8, _UNIT_LD) * size
 
 
 def elbo_hessian(x, problem: MFProblem) -> tuple[np.ndarray, float]:
@@ -270,14 +265,14 @@ def _curvature_lower_bound(negH: np.ndarray, error: float):
             break
         rayleigh = new
     mu_hat = 1 / rayleigh
-    gamma = _gamma(N + 1, EPS / 2)
+    gamma_n = gamma(N + 1)
     for frac in _CURVATURE_FRACTIONS:
         c = frac * mu_hat
         try:
             Rf = linalg.cholesky(negH - c * np.eye(N), lower=False, check_finite=True)
         except linalg.LinAlgError:
             continue
-        bound = c - gamma * float(np.sum(Rf * Rf)) - error
+        bound = c - gamma_n * float(np.sum(Rf * Rf)) - error
         if bound > 0:
             return bound, factor
     return 0.0, factor
