@@ -318,3 +318,36 @@ def test_claims_and_plain_sections_run_on_one_thread_timed_ones_on_all(tmp_path,
         assert seen["timed"] != [1, 1]
         monkeypatch.setattr(report_pkg, "one_thread", contextlib.nullcontext)
         assert _threads_seen(tmp_path / "planted")["claim"] != [1, 1]
+
+
+def _cpu_recorded(tmp_path, monkeypatch, planted=False):
+    """A report whose one section runs a child process that spins for 0.5 s of CPU; the CPU seconds it records."""
+    import sys
+
+    import symcheck.report as report_pkg
+
+    def render(ctx):
+        subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                        "while time.process_time() - t < 0.5: pass"], check=True)
+        return "spun"
+
+    mod = types.ModuleType("symcheck.report.sections.spin")
+    mod.ORDER, mod.TITLE, mod.render = 1, "spin", render
+    if planted:  # this process's CPU only: the child's is missed
+        monkeypatch.setattr(report_pkg, "_cpu_seconds", _process_time)
+    build_report(tmp_path / "rep", claims=[], sections=[mod], progress=False)
+    return float(json.loads((tmp_path / "rep" / "report.json").read_text())["provenance"]["CPU seconds"])
+
+
+def _process_time():
+    import time
+
+    return time.process_time()
+
+
+def test_provenance_counts_the_cpu_of_child_processes(tmp_path, monkeypatch):
+    """The provenance's CPU seconds include a child's 0.5 s of spinning (the pool's workers are children);
+    planted: counting this process alone misses it."""
+    counted = _cpu_recorded(tmp_path, monkeypatch)
+    assert counted >= 0.5
+    assert _cpu_recorded(tmp_path / "planted", monkeypatch, planted=True) <= counted - 0.4

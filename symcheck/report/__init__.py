@@ -249,7 +249,7 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
     previous = _read_manifest(out)
     prov = provenance(seed)  # stamped before anything is written: the report's own files do not mark git dirty
     disable = None if progress is None else not progress
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu_seconds()
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out) as tmp:
         stage = Path(tmp)
         results_cache = ResultCache(out / "cache" if cache else None, commit=prov["git commit"])
@@ -266,11 +266,24 @@ def build_report(out_dir="reports", seed: int = BASE_SEED, quick: bool = False, 
             claims_stamp = previous.get("claims")
         parts = _render_sections(mods, ctx, only, previous, out, part_stamp(prov, quick), disable, run_claims)
         prov["seconds"] = str(round(time.perf_counter() - t0, 1))
+        prov["CPU seconds"] = str(round(_cpu_seconds() - cpu0, 1))
         _write_pages(stage, [r.to_json() for r in ctx.results], parts, prov, claims_stamp)
         _publish(stage, out, previous.get("files", []))
     if not quick:
         results_cache.prune()
     return out
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its children that have ended (the pool's workers,
+    once it shuts down; a Dask cluster's workers are not counted). Without the POSIX ``resource`` module
+    (Windows): this process's alone."""
+    try:
+        import resource
+    except ImportError:
+        return time.process_time()
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _run_claims(claims: list[Claim], seed: int, disable) -> list[ClaimResult]:
