@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: Import names of the `report` extra (and the digits data set), none of which the core may need.
 REPORT_ONLY = ("jinja2", "markdown_it", "mdit_py_plugins", "latex2mathml", "tqdm", "matplotlib", "sklearn")
-CORE = {"numpy", "scipy", "mpmath", "gmpy2", "numba", "threadpoolctl"}
+CORE = {"numpy", "scipy", "mpmath", "gmpy2", "numba", "llvmlite", "threadpoolctl"}
 
 BLOCKER = f"""
 import sys
