@@ -1,6 +1,6 @@
 """The core installs and runs without the report's packages.
 
-`pip install symcheck` (no extras) pulls numpy, scipy, mpmath, gmpy2, numba and threadpoolctl only; `import symcheck`,
+`pip install symcheck` (no extras) pulls numpy, scipy, mpmath, gmpy2, numba, llvmlite and threadpoolctl only; `import symcheck`,
 `log_hyp0f1` and the claim listing must then work. Checked in a subprocess where the packages of
 the `report` extra are made unimportable by a `sys.meta_path` finder installed before symcheck
 is imported (as if they were not installed), and by reading pyproject.toml.
