@@ -558,8 +558,9 @@ def _start(m: int) -> float:
     5.9e-10 from ŝ = 5, 3.7e-11 from ŝ = 8 (2.8e-8 from ŝ = 3); at k = 9, 10, 16 ≤ 2e-12 from either.
     ŝ = 8 also saves steps where a = k/2 is large: the accepted steps are nearly uniform in log s (h ≈ 2.5e-4·s
     at k = 16, 1e-3·s at k = 8, tol 1e-13; the coupling is O(k/s)), so the start decides a large share:
-    m = 8, σ = 10·geomspace(1, 0.1, 8), k = 16 needs 7032 steps from ŝ = 5, 5109 from ŝ = 8, and both rays of _checked_ray took 5–25 % less time from ŝ = 8 than from ŝ = 5 at m = 7, 8, k = m, m + 2,
-    2m, σ_max = 10, 30, 100 (measured 2026-11-26, the tables cached).
+    m = 8, σ = 10·geomspace(1, 0.1, 8), k = 16 needs 7032 steps from ŝ = 5, 5109 from ŝ = 8, and both rays
+    of _checked_ray took 5–25 % less time from ŝ = 8 than from ŝ = 5 at m = 7, 8, k = m, m + 2, 2m,
+    σ_max = 10, 30, 100 (measured 2026-11-26, the tables cached).
     """
     return 8.0 if m <= 10 else 1.5
 
