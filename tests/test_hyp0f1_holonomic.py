@@ -249,18 +249,21 @@ def test_the_input_array_is_not_written_to(method, opts):
     assert np.array_equal(sig, keep)
 
 
-def test_the_ray_does_not_amplify_rounding_at_m9(monkeypatch):
-    """σ changed by 1e-15 relative changes log F by at most Σσ·1e-15 (∂ log F/∂σᵢ ∈ [0, 1]): ~4e-14 here. A
-    difference above 1e-10 (the accuracy goal) is rounding amplified along the ray. Planted: the former start
-    ŝ = 3 for m = 9 (measured difference 1.7e-9) fails."""
-    sig = 10.0 * np.geomspace(1.0, 0.1, 9)
+@pytest.mark.parametrize("m,scale,planted", [(9, 10.0, 3.0), (8, 30.0, 5.0)])
+def test_the_ray_does_not_amplify_rounding_at_k_equal_m(monkeypatch, m, scale, planted):
+    """σ changed by 1e-15 relative changes log F by at most Σσ·1e-15 (∂ log F/∂σᵢ ∈ [0, 1]): ~4e-14 (m = 9)
+    and ~1.1e-13 (m = 8) here. A difference above 1e-10 (the accuracy goal) is rounding amplified along
+    the ray (k = m: the det-character solution, :func:`holonomic._start`). Planted: the former starts
+    ŝ = 3 for m = 9 (measured difference 1.7e-9) and ŝ = 5 for m = 8 (6.2e-10, against 1.1e-11 from
+    ŝ = 8) fail."""
+    sig = scale * np.geomspace(1.0, 0.1, m)
 
     def moved():
-        a = holonomic.log_hyp0f1_holonomic(sig[None, :], 9, max_steps=20_000)[0][0]
-        b = holonomic.log_hyp0f1_holonomic((sig * (1 + 1e-15))[None, :], 9, max_steps=20_000)[0][0]
+        a = holonomic.log_hyp0f1_holonomic(sig[None, :], m, max_steps=20_000)[0][0]
+        b = holonomic.log_hyp0f1_holonomic((sig * (1 + 1e-15))[None, :], m, max_steps=20_000)[0][0]
         return abs(a - b)
 
     assert moved() <= 1e-10
     start = holonomic._start
-    monkeypatch.setattr(holonomic, "_start", lambda m: 3.0 if m == 9 else start(m))
+    monkeypatch.setattr(holonomic, "_start", lambda n: planted if n == m else start(n))
     assert moved() > 1e-10

@@ -34,7 +34,7 @@ N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit: the exponential Rung
 Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4), with step-doubling error control and
 local extrapolation. The stiffness Σσ of the asymptotic solutions never limits the step.
 
-Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 6 and m = 9, 10, 5 for m = 7, 8, 1.5 for m > 10, :func:`_start`; s₀ = 1
+Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, :func:`_start`; s₀ = 1
 where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
 derivatives (Koev & Edelman 2006 branching, one variable at a time, each level carrying a
 "differentiated or not" flag per variable). By (2) the part of G_S of total degree n in y is
@@ -548,8 +548,21 @@ def _start(m: int) -> float:
     For m = 9, 10 a start at ŝ = 3 amplified rounding: σ = 10·geomspace(1, 0.1, m) changed by 1e-15
     relative moved log F by 1.7e-9 (m = 9) and ~1e-6 (m = 10), against 5e-12 and 2e-11 from ŝ = 8, which
     also needs fewer steps (m = 9: 3.8 s against 5.3 s for both rays; measured 2026-11-26).
+
+    The amplification is seen only at k = m (A square). Our explanation, consistent with these numbers but
+    not proven here: at a coordinate xᵢ → 0, (1) has the exponents 0 and 1 − c, c = b − (m − 1)/2; for
+    k = m, 1 − c = ½ and a solution ∝ ∏ yᵢ (e.g. ∫_{O(k)} det(T) etr(ATᵀ) dT) vanishes at 0 yet grows to
+    the size of F by s = 1, so a rounding error at s₀ grows roughly like ŝ^{−m} (measured: ×47 from ŝ = 3
+    to 5 and ×16 from 5 to 8 at m = 8); for k > m, 1 − c ≤ 0 and the other solutions shrink relative to F
+    along the ray. The same for m = 8, k = 8, σ = 100·geomspace(1, 0.1, 8), moved by 1 ulp:
+    5.9e-10 from ŝ = 5, 3.7e-11 from ŝ = 8 (2.8e-8 from ŝ = 3); at k = 9, 10, 16 ≤ 2e-12 from either.
+    ŝ = 8 also saves steps where a = k/2 is large: the accepted steps are nearly uniform in log s (h ≈ 2.5e-4·s
+    at k = 16, 1e-3·s at k = 8, tol 1e-13; the coupling is O(k/s)), so the start decides a large share:
+    m = 8, σ = 10·geomspace(1, 0.1, 8), k = 16 needs 7032 steps from ŝ = 5, 5109 from ŝ = 8, and both rays
+    of _checked_ray took 5–25 % less time from ŝ = 8 than from ŝ = 5 at m = 7, 8, k = m, m + 2, 2m,
+    σ_max = 10, 30, 100 (measured 2026-11-26, the tables cached).
     """
-    return 8.0 if m <= 6 else 5.0 if m <= 8 else 8.0 if m <= 10 else 1.5
+    return 8.0 if m <= 10 else 1.5
 
 
 def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
