@@ -108,7 +108,7 @@ COARSE = 16.0
 SECOND_SPREAD = 0.6
 #: Safety factor applied to every error estimate of the method (value and gradient): the largest
 #: ratio true error / raw estimate measured on the independent references of
-#: tests/test_hyp0f1_error_figures.py, rounded up with a margin (module docstring, "Error estimate").
+#: tests/test_hyp0f1_error_figures.py, rounded up with a margin (the figure's parts: :func:`log_hyp0f1_holonomic`).
 SAFETY = 10.0
 #: Work units a row may cost when no step budget is given. A step costs 2^m·m² units of coupling
 #: work (measured 2.5e-8 to 7e-8 s per unit here, m = 12 and m = 8) plus `STEP_OVERHEAD`, so at
@@ -119,8 +119,8 @@ STEP_WORK = 1e8
 STEP_OVERHEAD = 1200
 #: Largest number of non-zero σ for which "auto" runs the holonomic method, and the work units
 #: it gives one row: 10 000 steps at m = 8, ~120 000 at m ≤ 4 (~2 s on an idle machine here; spread
-#: σ at m = 8 need 3000–6000 steps for σ_max = 10–30 and ~9000 for σ_max = 100; a row that needs
-#: more is left to the other routes' best estimate).
+#: σ at m = 8 need 3000–6000 steps for σ_max = 10–30 and ~9000 for σ_max = 100, measured with the start
+#: at ŝ = 5, 5–25 % fewer from ŝ = 8; a row that needs more is left to the other routes' best estimate).
 AUTO_MAX_M = 8
 AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: ODE tolerance "auto" asks of the method (after the safety factor its estimates on spread σ at
