@@ -323,6 +323,7 @@ def test_claims_and_plain_sections_run_on_one_thread_timed_ones_on_all(tmp_path,
 def _cpu_recorded(tmp_path, monkeypatch, planted=False):
     """A report whose one section runs a child process that spins for 0.5 s of CPU; the CPU seconds it records."""
     import sys
+    import time
 
     import symcheck.report as report_pkg
 
@@ -334,15 +335,9 @@ def _cpu_recorded(tmp_path, monkeypatch, planted=False):
     mod = types.ModuleType("symcheck.report.sections.spin")
     mod.ORDER, mod.TITLE, mod.render = 1, "spin", render
     if planted:  # this process's CPU only: the child's is missed
-        monkeypatch.setattr(report_pkg, "_cpu_seconds", _process_time)
+        monkeypatch.setattr(report_pkg, "_cpu_seconds", time.process_time)
     build_report(tmp_path / "rep", claims=[], sections=[mod], progress=False)
     return float(json.loads((tmp_path / "rep" / "report.json").read_text())["provenance"]["CPU seconds"])
-
-
-def _process_time():
-    import time
-
-    return time.process_time()
 
 
 def test_provenance_counts_the_cpu_of_child_processes(tmp_path, monkeypatch):

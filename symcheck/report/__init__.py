@@ -306,9 +306,10 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
     Order of work: every section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a
     background thread (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then
     the others, longest first by the sections' ``TASK_SECONDS``) while this process runs the claims and renders
-    the sections without sweeps, on one BLAS and Numba thread (:func:`symcheck.sweep.one_thread`); then the sections with sweeps, which find their results computed; last, the
-    sections marked ``TIMED`` (they measure speed), alone on an idle machine and after the sweeps' workers have
-    compiled the kernels they share (first, they compiled them alone, one core idle: ~25 s of a cold run).
+    the sections without sweeps, on one BLAS and Numba thread (:func:`symcheck.sweep.one_thread`); then the
+    sections with sweeps, which find their results computed; last, the sections marked ``TIMED`` (they measure
+    speed), alone on an idle machine and after the sweeps' workers have compiled the kernels they share (first,
+    they compiled them alone, one core idle: ~25 s of a cold run).
     Results do not depend on this order (every task has its own seed).
 
     Returns the manifest entry of each section, in the order of ``mods``: name, title, order, Markdown,
