@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from concurrent.futures import ProcessPoolExecutor
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -31,6 +32,9 @@ from threadpoolctl import threadpool_limits
 from symcheck._checks import check_callable, check_int
 
 __all__ = ["Task", "one_thread", "run_sweep", "seeded_tasks"]
+
+#: Seconds between looks at a hold's event while a worker waits for it (:func:`run_sweep`).
+_HOLD_POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def _run_task(fn: Callable, task: Task):
 
 
 def run_sweep(fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = None,
-              processes: int | None = None) -> list:
+              processes: int | None = None, hold: tuple[threading.Event, Collection[int]] | None = None) -> list:
     """Run ``fn(task.args, rng)`` for every task; return the results in task order.
 
     Parameters
@@ -127,6 +131,11 @@ def run_sweep(fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = No
     processes : int, optional
         Size of the local process pool (default: the number of CPUs, at most one per task);
         ``1`` runs the tasks serially in this process. Ignored with ``scheduler``.
+    hold : (threading.Event, collection of int), optional
+        The tasks at these indices start only once the event is set (by another thread of this
+        process); the others start at once. Tasks start in list order among those allowed to. For work
+        that should not run while this process does the same (the report's claims at other seeds wait
+        for its own claims, so Numba compiles their kernels once and the workers load them).
 
     Returns
     -------
@@ -137,37 +146,89 @@ def run_sweep(fn: Callable, tasks: Sequence[Task], *, scheduler: str | None = No
     ------
     ValueError
         If ``fn`` is not callable, a task is not a :class:`Task`, ``processes`` is not a positive
-        integer, or ``scheduler`` is not a non-empty string.
+        integer, ``scheduler`` is not a non-empty string, or ``hold`` is not an event and task indices.
     """
     check_callable(fn, "fn")
     tasks = list(tasks)
     if not all(isinstance(t, Task) for t in tasks):
         raise ValueError("tasks: every task must be a symcheck.sweep.Task (see seeded_tasks)")
+    gate = _check_hold(hold, len(tasks))
     if scheduler is not None:
         if not isinstance(scheduler, str) or not scheduler:
             raise ValueError(f"scheduler: must be a scheduler address such as 'tcp://host:8786', got {scheduler!r}")
-        return _run_dask(fn, tasks, scheduler)
+        return _run_dask(fn, tasks, scheduler, gate)
     if processes is None:
         workers = os.cpu_count() or 1
     else:
         workers = check_int(processes, "processes", minimum=1)
     workers = min(workers, len(tasks))
+    results = [None] * len(tasks)
+    pending = list(range(len(tasks)))
     if workers <= 1:
-        return [_run_task(fn, t) for t in tasks]
+        while pending:
+            i = _next_task(pending, gate)
+            if i is None:  # only held tasks are left
+                gate[0].wait()
+                continue
+            pending.remove(i)
+            results[i] = _run_task(fn, tasks[i])
+        return results
     # spawn: workers start clean (no forked copy of this process's threads or JIT state)
     threads = max(1, (os.cpu_count() or 1) // workers)
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_share_cpus,
                              initargs=(threads,)) as pool:
-        return list(pool.map(_run_task, [fn] * len(tasks), tasks))
+        if gate is None:
+            return list(pool.map(_run_task, [fn] * len(tasks), tasks))
+        running: dict = {}
+        while pending or running:
+            i = _next_task(pending, gate) if len(running) < workers else None
+            if i is not None:
+                pending.remove(i)
+                running[pool.submit(_run_task, fn, tasks[i])] = i
+            elif not running:  # only held tasks are left and no worker is busy
+                gate[0].wait()
+            else:  # a busy pool, or a free worker and only held tasks: poll the event while waiting
+                done, _ = wait(running, timeout=None if gate[0].is_set() else _HOLD_POLL, return_when=FIRST_COMPLETED)
+                for future in done:
+                    results[running.pop(future)] = future.result()
+        return results
 
 
-def _run_dask(fn: Callable, tasks: list[Task], address: str) -> list:
-    """Submit every task to the Dask scheduler at ``address``; gather in task order."""
+def _check_hold(hold, n: int):
+    """``hold`` validated: None, or (event, frozenset of indices in [0, n))."""
+    if hold is None:
+        return None
+    try:
+        event, indices = hold
+        held = frozenset(int(i) for i in indices)
+    except (TypeError, ValueError):
+        raise ValueError("hold: must be a pair (threading.Event, collection of task indices)") from None
+    if not isinstance(event, threading.Event):
+        raise ValueError(f"hold: its first entry must be a threading.Event, got {type(event).__name__}")
+    if any(not 0 <= i < n for i in held):
+        raise ValueError(f"hold: task indices must lie in [0, {n}), got {sorted(held)}")
+    return event, held
+
+
+def _next_task(pending: list[int], gate) -> int | None:
+    """The first of ``pending`` allowed to start now (all once ``gate``'s event is set, else those it does
+    not hold); None when only held tasks are left."""
+    free = gate is None or gate[0].is_set()
+    return next((i for i in pending if free or i not in gate[1]), None)
+
+
+def _run_dask(fn: Callable, tasks: list[Task], address: str, gate) -> list:
+    """Submit every task to the Dask scheduler at ``address`` (the held ones of ``gate`` once its event
+    is set); gather in task order."""
     try:
         from distributed import Client
     except ImportError:  # optional extra
         raise ValueError("scheduler: running on a Dask cluster needs the 'dask' extra "
                          "(pip install 'symcheck[dask]')") from None
+    held = frozenset() if gate is None else gate[1]
     with Client(address, set_as_default=False) as client:
-        futures = [client.submit(_run_task, fn, t, pure=False) for t in tasks]
-        return client.gather(futures)
+        futures = {i: client.submit(_run_task, fn, t, pure=False) for i, t in enumerate(tasks) if i not in held}
+        if held:
+            gate[0].wait()
+            futures.update({i: client.submit(_run_task, fn, tasks[i], pure=False) for i in sorted(held)})
+        return client.gather([futures[i] for i in range(len(tasks))])

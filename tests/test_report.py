@@ -346,3 +346,55 @@ def test_provenance_counts_the_cpu_of_child_processes(tmp_path, monkeypatch):
     counted = _cpu_recorded(tmp_path, monkeypatch)
     assert counted >= 0.5
     assert _cpu_recorded(tmp_path / "planted", monkeypatch, planted=True) <= counted - 0.4
+
+
+def _start_time(args, rng):
+    """A sweep task returning the wall-clock time it started."""
+    import time
+
+    return time.time()
+
+
+def _sweep_starts(tmp_path):
+    """A report whose one claim takes 0.5 s, beside two sweeping sections, one marked AFTER_CLAIMS; when each
+    section's task started and when the claim ended."""
+    import time
+
+    from symcheck.sweep import seeded_tasks
+
+    record = {}
+
+    def check(rng):
+        time.sleep(0.5)
+        record["claims end"] = time.time()
+        return Evidence(printed=1.0, independent=1.0, tolerance=0.1, holds=True, detail="probe")
+
+    def section(name, after):
+        mod = types.ModuleType(f"symcheck.report.sections.{name}")
+        mod.ORDER, mod.TITLE, mod.AFTER_CLAIMS = 1, name, after
+        mod.sweeps = lambda ctx: [(name, _start_time, seeded_tasks([0], 1))]
+
+        def render(ctx):
+            record[name] = ctx.sweep(mod.sweeps(ctx)[0])[0]
+            return name
+
+        mod.render = render
+        return mod
+
+    claims = [Claim("moore.eq8.order-probe", "Moore (2016), eq. (8)", "Probe.", check=check)]
+    build_report(tmp_path / "rep", claims=claims, sections=[section("held", True), section("free", False)],
+                 progress=False, workers=1, cache=False)
+    return record
+
+
+def test_after_claims_sweeps_start_once_the_claims_are_done(tmp_path, monkeypatch):
+    """A section marked AFTER_CLAIMS (the claims at other seeds, which compile the claims' kernels) starts its tasks
+    after the report's claims end; another section's start during them. Planted: the hold dropped."""
+    from symcheck.report.cache import ResultCache
+
+    seen = _sweep_starts(tmp_path)
+    assert seen["held"] >= seen["claims end"] > seen["free"]
+    compute = ResultCache.compute
+    monkeypatch.setattr(ResultCache, "compute", lambda self, todo, hold=None, **kw: compute(self, todo, **kw))
+    seen = _sweep_starts(tmp_path / "planted")
+    assert seen["held"] < seen["claims end"]

@@ -50,15 +50,17 @@ def test_process_pool_bit_identical_to_serial(serial_and_pool):
     assert pool == serial
 
 
-def test_dask_cluster_bit_identical_to_pool_and_serial(serial_and_pool):
+def test_dask_cluster_bit_identical_to_pool_and_serial(serial_and_pool, tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks, serial, pool = serial_and_pool
     # a real scheduler and two worker processes (one thread each) on this machine
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   scheduler_port=0) as cluster:
         on_dask = run_sweep(_draw, tasks, scheduler=cluster.scheduler_address)
+        held, released, plain = _held_run(tmp_path / "held", scheduler=cluster.scheduler_address)
     assert on_dask == serial
     assert on_dask == pool
+    assert [x[1] for x in held] == [x[1] for x in plain] and min(held[0][0], held[3][0]) >= released
 
 
 @pytest.mark.parametrize("kwargs, name", [
@@ -126,3 +128,63 @@ def test_one_thread_limits_and_restores():
     with one_thread():
         assert _threads(None, None) == [1, 1]
     assert _threads(None, None) == before
+
+
+def _started(args, rng):
+    """A sweep task that notes when it started (wall clock) and leaves a file named after itself in ``folder``."""
+    import pathlib
+    import time
+
+    folder, name = args
+    start = time.time()
+    (pathlib.Path(folder) / name).touch()
+    return start, float(rng.standard_normal())
+
+
+def _held_run(tmp_path, processes=None, scheduler=None):
+    """Six tasks (a pool of ``processes`` or a Dask ``scheduler``), 0 and 3 held by an event that another thread sets once the four others have started (or after
+    60 s). Returns the results, when the event was set, and the serial results without a hold."""
+    import threading
+    import time
+
+    tmp_path.mkdir()
+    names = [f"t{i}" for i in range(6)]
+    tasks = seeded_tasks([(str(tmp_path), n) for n in names], 5)
+    event, stamp = threading.Event(), {}
+
+    def release():
+        deadline = time.time() + 60
+        while time.time() < deadline and not all((tmp_path / names[i]).exists() for i in (1, 2, 4, 5)):
+            time.sleep(0.01)
+        stamp["set"] = time.time()
+        event.set()
+
+    timer = threading.Thread(target=release)
+    timer.start()
+    out = run_sweep(_started, tasks, processes=processes, scheduler=scheduler, hold=(event, [0, 3]))
+    timer.join()
+    return out, stamp["set"], run_sweep(_started, tasks, processes=1)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_held_tasks_start_after_the_event_and_give_the_same_results(processes, tmp_path, monkeypatch):
+    """Held tasks start only once the event is set, the others without waiting for it (the event here waits
+    for them); the results equal a run without a hold. Planted: a scheduler that ignores the hold starts held
+    task 0 first, before the event."""
+    import symcheck.sweep as sweep
+
+    out, released, plain = _held_run(tmp_path / "held", processes)
+    assert [x[1] for x in out] == [x[1] for x in plain]  # same draws, in task order
+    assert out[0][0] >= released and out[3][0] >= released
+    monkeypatch.setattr(sweep, "_next_task", lambda pending, gate: pending[0] if pending else None)
+    out, released, _ = _held_run(tmp_path / "planted", processes)
+    assert out[0][0] < released
+
+
+def test_bad_hold_is_refused():
+    import threading
+
+    tasks = seeded_tasks(ARGS, 1)
+    for hold in (threading.Event(), (None, [0]), (threading.Event(), [len(ARGS)]), (threading.Event(), ["x"])):
+        with pytest.raises(ValueError, match="hold"):
+            run_sweep(_draw, tasks, processes=1, hold=hold)

@@ -7,8 +7,10 @@ MathML in the HTML). A section may write PNG plots and JSON beside it through ``
 Adding a section is adding a module; nothing else changes. Optional: ``sweeps(ctx)`` (the section's
 cached sweeps as ``(name, fn, tasks)``, which ``render`` fetches with ``ctx.sweep``: the report runs
 every section's sweeps in one pool while it runs the claims and the other sections), ``TASK_SECONDS``
-(a typical task's cost: longer sweeps start first) and ``TIMED = True`` (the section measures speed: it
-renders last, alone on an idle machine, with the kernels the sweeps compiled already in Numba's cache).
+(a typical task's cost: longer sweeps start first), ``AFTER_CLAIMS = True`` (its sweeps run the claims:
+their tasks start once the report's own claims have compiled the kernels) and ``TIMED = True`` (the section
+measures speed: it renders last, alone on an idle machine, with the kernels the sweeps compiled already in
+Numba's cache).
 
 Files of one report (all in one folder):
 
@@ -33,6 +35,7 @@ import os
 import pkgutil
 import shutil
 import tempfile
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -305,7 +308,8 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
 
     Order of work: every section's cached sweeps (its ``sweeps(ctx)``) are keyed here and start in one pool in a
     background thread (:meth:`ResultCache.missing`, :meth:`ResultCache.compute`; each sweep's first task, then
-    the others, longest first by the sections' ``TASK_SECONDS``) while this process runs the claims and renders
+    the others, longest first by the sections' ``TASK_SECONDS``; the tasks of sections marked ``AFTER_CLAIMS``
+    once this process's claims are done) while this process runs the claims and renders
     the sections without sweeps, on one BLAS and Numba thread (:func:`symcheck.sweep.one_thread`); then the
     sections with sweeps, which find their results computed; last, the sections marked ``TIMED`` (they measure
     speed), alone on an idle machine and after the sweeps' workers have compiled the kernels they share (first,
@@ -338,13 +342,22 @@ def _render_sections(mods, ctx: ReportContext, only, previous: dict, out: Path, 
                            "files": sorted(_files_in(ctx.out_dir) - before), "provenance": stamp}
             bar.update()
 
-        jobs = [job for mod in sorted(sweeping, key=lambda m: -getattr(m, "TASK_SECONDS", 1.0))
-                for job in mod.sweeps(ctx)]
+        jobs, after_claims = [], set()
+        for mod in sorted(sweeping, key=lambda m: -getattr(m, "TASK_SECONDS", 1.0)):
+            for job in mod.sweeps(ctx):
+                jobs.append(job)
+                if getattr(mod, "AFTER_CLAIMS", False):
+                    after_claims.add(job[0])
         todo = ctx.cache.missing(jobs)  # keyed here: a key computed while this thread imports could differ
+        claims_done = threading.Event()
         with ThreadPoolExecutor(max_workers=1) as background:
-            prefetched = background.submit(ctx.cache.compute, todo, scheduler=ctx.scheduler, processes=ctx.workers)
+            prefetched = background.submit(ctx.cache.compute, todo, scheduler=ctx.scheduler, processes=ctx.workers,
+                                           hold=(claims_done, after_claims))
             with one_thread():  # beside the pool's single-threaded workers
-                run_claims()
+                try:
+                    run_claims()
+                finally:
+                    claims_done.set()
                 for mod in plain:
                     render(mod)
             prefetched.result()

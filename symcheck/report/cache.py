@@ -43,11 +43,12 @@ import json
 import os
 import platform
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from symcheck._checks import check_callable
 from symcheck.report.codekey import code_key
@@ -209,14 +210,20 @@ class ResultCache:
         return firsts + rest
 
     def compute(self, todo: list[tuple[str, Task]], *, scheduler: str | None = None,
-                processes: int | None = None) -> None:
+                processes: int | None = None, hold: tuple[threading.Event, Collection[str]] | None = None) -> None:
         """Compute the ``(key, task)`` pairs of :meth:`missing` in one sweep (one process pool for every sweep)
         and keep each result and its seconds by key, where each section's :meth:`sweep` finds them. Safe to
-        run in a background thread. ``scheduler``, ``processes`` as in :func:`symcheck.sweep.run_sweep`.
+        run in a background thread. ``scheduler``, ``processes`` as in :func:`symcheck.sweep.run_sweep`;
+        ``hold`` = (event, sweep names): the tasks of those sweeps start once the event is set (``hold`` of
+        :func:`symcheck.sweep.run_sweep`).
         """
         if not todo:
             return
-        outs = run_sweep(_compute_and_store, [task for _, task in todo], scheduler=scheduler, processes=processes)
+        if hold is not None:
+            event, names = hold
+            hold = (event, [i for i, (_, task) in enumerate(todo) if task.args.header["name"] in names])
+        outs = run_sweep(_compute_and_store, [task for _, task in todo], scheduler=scheduler, processes=processes,
+                         hold=hold)
         for (key, _), out in zip(todo, outs):
             self._computed[key] = out
 
