@@ -16,9 +16,13 @@ from __future__ import annotations
 
 from symcheck.hyp0f1.budget import figure_ratios, measure_budget_table, series_budget
 from symcheck.hyp0f1.reference_data import load_reference_values
+from symcheck.sweep import seeded_tasks
 
 ORDER = 12
 TITLE = "₀F₁ error budget: method × region → max error"
+#: Seconds of a typical sweep task (the budget table ~17 s, the figure ratios ~19 s): the report starts longer
+#: sweeps first.
+TASK_SECONDS = 18.0
 
 
 def _options(opts: dict) -> str:
@@ -31,17 +35,32 @@ def _row_json(row: dict) -> dict:
             "region": entry.region.describe(), "budget": entry.budget, "source": entry.source,
             "derived_bound": series_budget(entry.region, entry.options["rtol"]) if entry.source == "proven" else None,
             "n_points": row["n"], "measured_max": row["worst"],
-            "worst_at": None if at is None else {"k": at.k, "shape": at.shape, "sigma": list(at.sigma)}}
+            "worst_at": _at_json(at)}
+
+
+def _at_json(at) -> dict | None:
+    return None if at is None else {"k": at.k, "shape": at.shape, "sigma": list(at.sigma)}
+
+
+def budget_part(args: dict, rng) -> list[dict]:
+    """One table of the section (a cached sweep task; deterministic, ``rng`` unused): ``args["part"]`` is
+    ``"budget"`` (every budget row at the stored reference points) or ``"figures"`` (worst true error /
+    returned figure per method and region), as JSON values."""
+    table = load_reference_values()
+    if args["part"] == "budget":
+        return [_row_json(r) for r in measure_budget_table(table=table)]
+    return [{**{k: v for k, v in f.items() if k != "at"}, "at": _at_json(f["at"])} for f in figure_ratios(table)]
+
+
+def sweeps(ctx) -> list:
+    """The section's cached sweep, one task per table (the report runs it in one pool with the other sections')."""
+    return [("hyp0f1_budget", budget_part, seeded_tasks([{"part": "figures"}, {"part": "budget"}], ctx.seed + 14))]
 
 
 def render(ctx) -> str:
     table = load_reference_values()
-    rows = [_row_json(r) for r in measure_budget_table(table=table)]
-    figures = figure_ratios(table)
-    ctx.write_json("hyp0f1_budget", {"banner": table.banner, "rows": rows, "figure_ratios": [
-        {**{k: v for k, v in f.items() if k != "at"},
-         "at": None if f["at"] is None else {"k": f["at"].k, "shape": f["at"].shape, "sigma": list(f["at"].sigma)}}
-        for f in figures]})
+    figures, rows = ctx.sweep(sweeps(ctx)[0])
+    ctx.write_json("hyp0f1_budget", {"banner": table.banner, "rows": rows, "figure_ratios": figures})
 
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
     lines.append("| method | options | region | points | budget | source | measured max | used | worst input |")
@@ -73,7 +92,7 @@ def render(ctx) -> str:
     lines.append("|---|---|---|---|---|---|---|")
     for f in figures:
         at = f["at"]
-        where = "—" if at is None else f"k={at.k}, {at.shape}, σ_max={max(at.sigma):.3g}"
+        where = "—" if at is None else f"k={at['k']}, {at['shape']}, σ_max={max(at['sigma']):.3g}"
         lines.append(f"| {f['method']} | {f['region']} | {f['n']} | {f['skipped']} | {f['worst_ratio']:.2g} | "
                      f"{f['false_figures']} | {where} |")
     lines.append("")
