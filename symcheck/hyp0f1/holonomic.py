@@ -39,9 +39,9 @@ kept solution is the locally extrapolated one, so the sum of the step-doubling e
 plain order-4 method) overstates its error 10–100 times at tight rtol; its global error scales like rtol
 instead (measured: the coarse run's error is 15.9 times the fine one's, median over the references), so
 |v − v_c|/(COARSE − 1) estimates it. Where this was measured to hold (rtol ≤ ``TIGHT_RTOL``, at most
-``TIGHT_MAX_STEPS`` steps, k > m or m ≤ 3) the figure is ``SAFETY_TIGHT`` × (that, floored by the
-step-doubling sum / ``DOUBLING_FLOOR``, + rounding per step + the start's truncation and 64-ulp
-rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c| + the same allowances). Both safety
+``TIGHT_MAX_STEPS`` steps, σ at least ``TIGHT_GAP`` apart (relative), k > m or m ≤ 3) the figure is
+``SAFETY_TIGHT`` × (that, floored by the step-doubling sum / ``DOUBLING_FLOOR``, + rounding per step +
+the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c| + the same allowances). Both safety
 factors are the largest ratio true error / raw estimate on independent references (closed forms,
 k = 3 quadrature, mpmath series), rounded up with a margin. The gradient's figure is always the
 general one.
@@ -123,7 +123,7 @@ SECOND_SPREAD = 0.6
 #: independent references of tests/test_hyp0f1_error_figures.py, rounded up with a margin (the figure's
 #: parts: :func:`log_hyp0f1_holonomic`). Re-measured 2026-11-26 for the rays alone (closed forms k = 2 and
 #: rank one, the k = 3 quadrature, the mpmath series for m = 3–8 up to Σσ = 45…13, rtol 1e-3…1e-14,
-#: 1086 runs): largest ratio 0.39 (1.17 only at rtol 1e-3, where the ray takes 3–4 steps).
+#: 1292 runs): largest ratio 0.39 at rtol ≤ 1e-6; 0.89, 1.7, 2.8 at rtol 1e-5, 1e-4, 1e-3 (m = 5, 3–5 steps).
 SAFETY = 10.0
 #: The ray's value estimate in the regime where the fine run's error scales like rtol (the kept, locally
 #: extrapolated solution has order 5 and the steps are set by rtol^{1/5}, so its global error is ∝ rtol and
@@ -132,10 +132,11 @@ SAFETY = 10.0
 #: (err_sum, the sum of the plain method's step-doubling estimates, is a floor where v − v_c cancels by
 #: accident — measured: k = 2, σ = (300, 1), rtol 1e-10, the coarse run 4 times closer than the fine one;
 #: steps·u counts rounding accumulated per step, the dominant error at rtol 1e-14 over 800–2800 steps).
-#: Applied where rtol ≤ `TIGHT_RTOL`, the fine run took at most `TIGHT_MAX_STEPS` steps, and k > m or
-#: m ≤ 3 (:func:`_tight_regime`). Largest ratio true error / raw estimate measured there, rtol 1e-9…1e-14,
-#: 600 runs: 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9), 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.48
-#: (mpmath series, m = 3–8); ≤ 0.72 at rtol ≤ 1e-13. Safety factor 5 (margin 2.5).
+#: Applied where rtol ≤ `TIGHT_RTOL`, the fine run took at most `TIGHT_MAX_STEPS` steps, the σ are
+#: `TIGHT_GAP` apart, and k > m or m ≤ 3 (:func:`_tight_regime`). Largest ratio true error / raw
+#: estimate measured there (the references of SAFETY, rtol 1e-9…1e-14, 564 runs, up to 5656 steps): 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9),
+#: 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.18 (mpmath series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13.
+#: Safety factor 5 (margin 2.5). The figure is then 1/25–1/75 of the general one (medians by rtol).
 SAFETY_TIGHT = 5.0
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
 #: error at rtol ≤ 1e-11, but ~1 times at rtol ≥ 1e-7, where the estimate is not used).
@@ -146,6 +147,11 @@ TIGHT_RTOL = 1e-9
 #: Most fine-run steps of the `SAFETY_TIGHT` estimate: the references reach 5656 (mpmath series, m = 3,
 #: k = 20); rounding grows with the steps.
 TIGHT_MAX_STEPS = 6000
+#: Smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ of a ray with the `SAFETY_TIGHT` estimate: the references reach
+#: 1.7 % (k = 2, σ = (30, 29.5)). Closer σ lose digits to cancellation in 1/(σᵢ² − σⱼ²), which neither
+#: v − v_c nor steps·u sees: the spread rays of k = 3, σ = 30·(1, 0.999, 0.998) (gaps ~1 %) gave a figure
+#: 9 times below the true error (1.1e-11 against 9.8e-11, rtol 1e-13).
+TIGHT_GAP = 0.015
 #: Work units a row may cost when no step budget is given. A step costs 2^m·m² units of coupling
 #: work (measured 2.5e-8 to 7e-8 s per unit here, m = 12 and m = 8) plus `STEP_OVERHEAD`, so at
 #: most ~10 s per row.
@@ -709,13 +715,15 @@ def _needs_spreading(sig: np.ndarray) -> bool:
     return bool(_clusters(sig)) and float(np.sum(sig)) > _start(sig.shape[0])
 
 
-def _tight_regime(m: int, k: int, tol: float, steps: int) -> bool:
+def _tight_regime(sig: np.ndarray, k: int, tol: float, steps: int) -> bool:
     """Whether a ray's value figure is the `SAFETY_TIGHT` estimate (where the references reach it).
 
     k = m with m ≥ 4 is left out: there rounding at the start grows along the ray (:func:`_start`) in
     both runs alike, so v − v_c does not see it, and no independent reference reaches long rays there.
     """
-    return tol <= TIGHT_RTOL and steps <= TIGHT_MAX_STEPS and (k > m or m <= 3)
+    m = sig.shape[0]
+    gaps_ok = bool(np.all(sig[1:] <= (1.0 - TIGHT_GAP) * sig[:-1]))  # σ sorted decreasingly
+    return tol <= TIGHT_RTOL and steps <= TIGHT_MAX_STEPS and (k > m or m <= 3) and gaps_ok
 
 
 def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int):
@@ -735,7 +743,7 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int):
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g)))
     vc, _, used_c, gc = _ray(sig, k, COARSE * tol, budget - used)
     gerr = SAFETY * (float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g))))
-    if _tight_regime(sig.shape[0], k, tol, used):
+    if _tight_regime(sig, k, tol, used):
         fixed = INIT_TOL + ROUNDING * (1.0 + abs(v))
         err_sum = e - fixed
         scaled = max(abs(v - vc) / (COARSE - 1.0), err_sum / DOUBLING_FLOOR)
