@@ -41,10 +41,10 @@ instead (measured: the coarse run's error is 15.9 times the fine one's, median o
 |v − v_c|/(COARSE − 1) estimates it. Where this was measured to hold (rtol ≤ ``TIGHT_RTOL``, at most
 ``TIGHT_MAX_STEPS`` steps, σ at least ``TIGHT_GAP`` apart (relative), k > m or m ≤ 3) the figure is
 ``SAFETY_TIGHT`` × (that, floored by the step-doubling sum / ``DOUBLING_FLOOR``, + rounding per step +
-the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c| + the same allowances). Both safety
-factors are the largest ratio true error / raw estimate on independent references (closed forms,
-k = 3 quadrature, mpmath series), rounded up with a margin. The gradient's figure is always the
-general one.
+the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c|
++ the same allowances). Both safety factors are the largest ratio true error / raw estimate on
+independent references (closed forms, k = 3 quadrature, mpmath series), rounded up with a margin. The
+gradient's figure is always the general one.
 
 Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, :func:`_start`; s₀ = 1
 where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
@@ -134,8 +134,9 @@ SAFETY = 10.0
 #: steps·u counts rounding accumulated per step, the dominant error at rtol 1e-14 over 800–2800 steps).
 #: Applied where rtol ≤ `TIGHT_RTOL`, the fine run took at most `TIGHT_MAX_STEPS` steps, the σ are
 #: `TIGHT_GAP` apart, and k > m or m ≤ 3 (:func:`_tight_regime`). Largest ratio true error / raw
-#: estimate measured there (the references of SAFETY, rtol 1e-9…1e-14, 564 runs, up to 5656 steps): 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9),
-#: 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.18 (mpmath series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13.
+#: estimate measured there (the references of SAFETY, rtol 1e-9…1e-14, 564 runs, up to 5656 steps):
+#: 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9), 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.18 (mpmath
+#: series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13.
 #: Safety factor 5 (margin 2.5). The figure is then 1/25–1/75 of the general one (medians by rtol).
 SAFETY_TIGHT = 5.0
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
