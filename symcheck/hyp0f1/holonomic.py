@@ -136,7 +136,9 @@ SAFETY = 10.0
 #: `TIGHT_GAP` apart, and k > m or m ≤ 3 (:func:`_tight_regime`). Largest ratio true error / raw
 #: estimate measured there (the references of SAFETY, rtol 1e-9…1e-14, 564 runs, up to 5656 steps):
 #: 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9), 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.18 (mpmath
-#: series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13.
+#: series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13. Longer rays, the mpmath series with its partition limit
+#: raised to 150 000 (dps 20; m = 4 at Σσ = 40, 50, m = 5 at 25, 30, m = 6 at 20, m = 8 at 16, k = m + 2
+#: … 20; 56 runs, up to 7721 steps): 1.16.
 #: Safety factor 5 (margin 2.5). The figure is then 1/25–1/75 of the general one (medians by rtol).
 SAFETY_TIGHT = 5.0
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
@@ -145,9 +147,9 @@ DOUBLING_FLOOR = 30.0
 #: Loosest rtol of the `SAFETY_TIGHT` estimate: above it the ratio true / raw estimate grew (3.7 at 1e-7,
 #: 15 at 1e-6, 92 at 1e-3; few steps, set by the step growth limit rather than rtol).
 TIGHT_RTOL = 1e-9
-#: Most fine-run steps of the `SAFETY_TIGHT` estimate: the references reach 5656 (mpmath series, m = 3,
-#: k = 20); rounding grows with the steps.
-TIGHT_MAX_STEPS = 6000
+#: Most fine-run steps of the `SAFETY_TIGHT` estimate: the references reach 7721 (mpmath series, m = 4,
+#: k = 20, Σσ = 50, rtol 1e-14); rounding grows with the steps.
+TIGHT_MAX_STEPS = 8000
 #: Smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ of a ray with the `SAFETY_TIGHT` estimate: the references reach
 #: 1.7 % (k = 2, σ = (30, 29.5)). Closer σ lose digits to cancellation in 1/(σᵢ² − σⱼ²), which neither
 #: v − v_c nor steps·u sees: the spread rays of k = 3, σ = 30·(1, 0.999, 0.998) (gaps ~1 %) gave a figure
