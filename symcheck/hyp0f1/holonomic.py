@@ -34,6 +34,18 @@ N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit: the exponential Rung
 Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4), with step-doubling error control and
 local extrapolation. The stiffness Σσ of the asymptotic solutions never limits the step.
 
+Error estimate of a ray. Each ray runs twice, at rtol and at COARSE·rtol (:func:`_checked_ray`). The
+kept solution is the locally extrapolated one, so the sum of the step-doubling estimates (those of the
+plain order-4 method) overstates its error 10–100 times at tight rtol; its global error scales like rtol
+instead (measured: the coarse run's error is 15–16 times the fine one's, medians at rtol 1e-9…1e-13), so
+|v − v_c|/(COARSE − 1) estimates it. Where this was measured to hold (rtol ≤ ``TIGHT_RTOL``, at most
+``TIGHT_MAX_STEPS`` steps, σ at least ``TIGHT_GAP`` apart (relative), k > m or m ≤ 3) the figure is
+``SAFETY_TIGHT`` × (that, floored by the step-doubling sum / ``DOUBLING_FLOOR``, + rounding per step +
+the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c|
++ the same allowances). Both safety factors are the largest ratio true error / raw estimate on
+independent references (closed forms, k = 3 quadrature, mpmath series), rounded up with a margin. The
+gradient's figure is always the general one.
+
 Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, :func:`_start`; s₀ = 1
 where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
 derivatives (Koev & Edelman 2006 branching, one variable at a time, each level carrying a
@@ -76,8 +88,8 @@ from numba.typed import Dict
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_MAX_M", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY", "auto_affordable", "default_max_steps",
-           "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
+__all__ = ["AUTO_MAX_M", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY", "SAFETY_TIGHT", "auto_affordable",
+           "default_max_steps", "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
 
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
@@ -106,10 +118,43 @@ MIN_SPREAD = 0.005
 COARSE = 16.0
 #: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_one`).
 SECOND_SPREAD = 0.6
-#: Safety factor applied to every error estimate of the method (value and gradient): the largest
-#: ratio true error / raw estimate measured on the independent references of
-#: tests/test_hyp0f1_error_figures.py, rounded up with a margin (the figure's parts: :func:`log_hyp0f1_holonomic`).
+#: Safety factor of the general error estimate (value and gradient; clusters' Richardson terms; every
+#: ray outside the regime of `SAFETY_TIGHT`): the largest ratio true error / raw estimate measured on the
+#: independent references of tests/test_hyp0f1_error_figures.py, rounded up with a margin (the figure's
+#: parts: :func:`log_hyp0f1_holonomic`). Re-measured 2026-11-26 for the rays alone (closed forms k = 2 and
+#: rank one, the k = 3 quadrature, the mpmath series for m = 3–8 up to Σσ = 45…13, rtol 1e-3…1e-14,
+#: 1292 runs): largest ratio 0.39 at rtol ≤ 1e-6; 0.89, 1.7, 2.8 at rtol 1e-5, 1e-4, 1e-3 (m = 5, 3–5 steps).
 SAFETY = 10.0
+#: The ray's value estimate in the regime where the fine run's error scales like rtol (the kept, locally
+#: extrapolated solution has order 5 and the steps are set by rtol^{1/5}, so its global error is ∝ rtol and
+#: the run at COARSE·rtol is COARSE times worse: measured median ratios 15–16 at rtol 1e-9…1e-13):
+#: max(|v − v_c|/(COARSE − 1), err_sum/`DOUBLING_FLOOR`) + steps·u + INIT_TOL + ROUNDING·(1 + |v|)
+#: (err_sum, the sum of the plain method's step-doubling estimates, is a floor where v − v_c cancels by
+#: accident — measured: k = 2, σ = (300, 1), rtol 1e-10, the coarse run 4 times closer than the fine one;
+#: steps·u counts rounding accumulated per step, the dominant error at rtol 1e-14 over 800–2800 steps).
+#: Applied where rtol ≤ `TIGHT_RTOL`, the fine run took at most `TIGHT_MAX_STEPS` steps, the σ are
+#: `TIGHT_GAP` apart, and k > m or m ≤ 3 (:func:`_tight_regime`). Largest ratio true error / raw
+#: estimate measured there (the references of SAFETY, rtol 1e-9…1e-14, 564 runs, up to 5656 steps):
+#: 2.0 (rank one, k = 20, σ = 1000, rtol 1e-9), 1.85 (k = 3 quadrature), 1.78 (k = 2), ≤ 1.18 (mpmath
+#: series, m = 3–8); ≤ 0.62 at rtol ≤ 1e-13. Longer rays, the mpmath series with its partition limit
+#: raised to 150 000 (dps 20; m = 4 at Σσ = 40, 50, m = 5 at 25, 30, m = 6 at 20, m = 8 at 16, k = m + 2
+#: … 20; 56 runs, up to 7721 steps): 1.16.
+#: Safety factor 5 (margin 2.5). The figure is then 1/25–1/75 of the general one (medians by rtol).
+SAFETY_TIGHT = 5.0
+#: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
+#: error at rtol ≤ 1e-11, but ~1 times at rtol ≥ 1e-7, where the estimate is not used).
+DOUBLING_FLOOR = 30.0
+#: Loosest rtol of the `SAFETY_TIGHT` estimate: above it the ratio true / raw estimate grew (3.7 at 1e-7,
+#: 15 at 1e-6, 92 at 1e-3; few steps, set by the step growth limit rather than rtol).
+TIGHT_RTOL = 1e-9
+#: Most fine-run steps of the `SAFETY_TIGHT` estimate: the references reach 7721 (mpmath series, m = 4,
+#: k = 20, Σσ = 50, rtol 1e-14); rounding grows with the steps.
+TIGHT_MAX_STEPS = 8000
+#: Smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ of a ray with the `SAFETY_TIGHT` estimate: the references reach
+#: 1.7 % (k = 2, σ = (30, 29.5)). Closer σ lose digits to cancellation in 1/(σᵢ² − σⱼ²), which neither
+#: v − v_c nor steps·u sees: the spread rays of k = 3, σ = 30·(1, 0.999, 0.998) (gaps ~1 %) gave a figure
+#: 9 times below the true error (1.1e-11 against 9.8e-11, rtol 1e-13).
+TIGHT_GAP = 0.015
 #: Work units a row may cost when no step budget is given. A step costs 2^m·m² units of coupling
 #: work (measured 2.5e-8 to 7e-8 s per unit here, m = 12 and m = 8) plus `STEP_OVERHEAD`, so at
 #: most ~10 s per row.
@@ -124,7 +169,11 @@ STEP_OVERHEAD = 1200
 AUTO_MAX_M = 8
 AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: ODE tolerance "auto" asks of the method (after the safety factor its estimates on spread σ at
-#: m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at 1e-13 they were 2e-10–4e-10).
+#: m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at 1e-13 they were 2e-10–4e-10). Kept after
+#: `SAFETY_TIGHT` (2026-11-26, the report's goal rows with ≤ 8 non-zero σ, k = 6–20): at 1e-13 the rows
+#: with k > m gain (rank-deficient k = 16, σ_max = 10 then fits AUTO_STEP_WORK: 5.6e-11 against its goal
+#: 5.9e-10), but the k = m rows keep the general figure and it grows ~6 times (spread k = 8, σ_max = 10:
+#: 6.3e-10 against 1e-10 at 1e-14; two clusters k = 6, σ_max = 100: 3.2e-8 against the goal 3.6e-8).
 AUTO_RTOL = 1e-14
 
 
@@ -673,26 +722,48 @@ def _needs_spreading(sig: np.ndarray) -> bool:
     return bool(_clusters(sig)) and float(np.sum(sig)) > _start(sig.shape[0])
 
 
+def _tight_regime(sig: np.ndarray, k: int, tol: float, steps: int) -> bool:
+    """Whether a ray's value figure is the `SAFETY_TIGHT` estimate (where the references reach it).
+
+    k = m with m ≥ 4 is left out: there rounding at the start grows along the ray (:func:`_start`) in
+    both runs alike, so v − v_c does not see it, and no independent reference reaches long rays there.
+    """
+    m = sig.shape[0]
+    gaps_ok = bool(np.all(sig[1:] <= (1.0 - TIGHT_GAP) * sig[:-1]))  # σ sorted decreasingly
+    return tol <= TIGHT_RTOL and steps <= TIGHT_MAX_STEPS and (k > m or m <= 3) and gaps_ok
+
+
 def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int):
-    """A ray at ``tol`` and again at COARSE·tol: (value, error, steps used, gradient, gradient error).
+    """A ray at ``tol`` and again at COARSE·tol: (value, error, steps used, gradient, gradient error);
+    the errors include their safety factors.
 
     Local error control does not bound the global error of a linear system whose couplings
     amplify errors (close σ: coefficients 1/(σᵢ² − σⱼ²)), and the step-doubling estimate missed
     such amplification by 10⁵ (measured: m = 7, σ = 100 ± 6 in steps of 2). The difference between
     the two runs (the coarser one's global error, ~COARSE times the finer one's) is added to the
-    finer run's own estimate.
+    finer run's own estimate, times SAFETY; in :func:`_tight_regime` the value's figure is
+    SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
+    rounding per step) instead (:data:`SAFETY_TIGHT`).
     """
     v, e, used, g = _ray(sig, k, tol, budget)
     if used == 0:  # the initial series reached s = 1: nothing was integrated
-        return v, e, used, g, 2.0 * e * (1.0 + np.max(np.abs(g)))
-    vc, ec, used_c, gc = _ray(sig, k, COARSE * tol, budget - used)
-    err = e + abs(v - vc)
-    return v, err, used + used_c, g, float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g)))
+        return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g)))
+    vc, _, used_c, gc = _ray(sig, k, COARSE * tol, budget - used)
+    gerr = SAFETY * (float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g))))
+    if _tight_regime(sig, k, tol, used):
+        fixed = INIT_TOL + ROUNDING * (1.0 + abs(v))
+        err_sum = e - fixed
+        scaled = max(abs(v - vc) / (COARSE - 1.0), err_sum / DOUBLING_FLOOR)
+        err = SAFETY_TIGHT * (scaled + used * np.finfo(float).eps + fixed)
+    else:
+        err = SAFETY * (e + abs(v - vc))
+    return v, err, used + used_c, g, gerr
 
 
 def _extrapolated(sig: np.ndarray, k: int, tol: float, budget: int, c: np.ndarray, g0: float, runs):
     """Richardson extrapolation to g = 0 of the even part of φ(g) = log F(σ + g c) and of its
-    gradient (module docstring); returns (value, error estimate, gradient, its error, steps used)."""
+    gradient (module docstring); returns (value, error estimate, gradient, its error, steps used), the
+    Richardson change times SAFETY plus the rays' figures (:func:`_checked_ray`) times Σ|weights|."""
     exact_ties = all(np.all(sig[i:j] == sig[i]) for i, j in runs)
     mirror = np.arange(sig.shape[0])  # P: reverse each run (φ(−g) = log F(Pσ + g c))
     for i, j in runs:
@@ -721,14 +792,14 @@ def _extrapolated(sig: np.ndarray, k: int, tol: float, budget: int, c: np.ndarra
     fewer = _richardson_weights(RICHARDSON - 1)
     value = float(w @ even)
     grad = w @ even_grad
-    err = abs(value - float(fewer @ even[:-1])) + np.sum(np.abs(w)) * ray_err
-    gerr = float(np.max(np.abs(grad - fewer @ even_grad[:-1]))) + np.sum(np.abs(w)) * ray_gerr
+    err = SAFETY * abs(value - float(fewer @ even[:-1])) + np.sum(np.abs(w)) * ray_err
+    gerr = SAFETY * float(np.max(np.abs(grad - fewer @ even_grad[:-1]))) + np.sum(np.abs(w)) * ray_gerr
     return value, err, grad, gerr, used
 
 
 def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
     """(log F, its error estimate, gradient (m,), gradient error estimate) for one row (σ sorted
-    decreasingly, all > 0), before the safety factor; ``max_steps`` is shared by all its rays.
+    decreasingly, all > 0), safety factors included; ``max_steps`` is shared by all its rays.
 
     Clusters are extrapolated twice, from spreads g₀ and SECOND_SPREAD·g₀ (independent rays and
     nodes); the difference of the two results is added to the estimate of the first.
@@ -744,8 +815,8 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
                          f"singular value or to 0 for the holonomic method to separate it (spacing {spacing:.1e})")
     value, err, grad, gerr, used = _extrapolated(sig, k, tol, max_steps, c, g0, runs)
     v2, e2, g2, ge2, _ = _extrapolated(sig, k, tol, max_steps - used, c, SECOND_SPREAD * g0, runs)
-    return (value, max(err, e2) + abs(value - v2), grad,
-            max(gerr, ge2) + float(np.max(np.abs(grad - g2))))
+    return (value, max(err, e2) + SAFETY * abs(value - v2), grad,
+            max(gerr, ge2) + SAFETY * float(np.max(np.abs(grad - g2))))
 
 
 def default_max_steps(m: int, work: float = STEP_WORK) -> int:
@@ -796,9 +867,9 @@ def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, work: float, wan
             budget = default_max_steps(order.size, work) if max_steps is None else max_steps
             v, e, g, ge = _one(row[order].copy(), k, rtol, budget)
             value[r] = v
-            error[r] += SAFETY * e
+            error[r] += e
             grad[r, order] = g
-            gerr[r] += SAFETY * ge
+            gerr[r] += ge
     return (value, error, grad, gerr) if want_grad else (value, error)
 
 
@@ -822,9 +893,14 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     Returns
     -------
     value, error : ndarray, shape (n,)
-        log ₀F₁ and an *estimate* of its absolute error: SAFETY × (ODE step-doubling estimates,
-        the initial series' truncation bound, 64-ulp rounding, the Richardson change for clusters)
-        plus σᵢ²/2 for every dropped tiny σᵢ (module docstring).
+        log ₀F₁ and an *estimate* of its absolute error: per ray SAFETY × (ODE step-doubling
+        estimates + the difference from the run at COARSE·rtol + the initial series' truncation bound
+        + 64-ulp rounding), or, where :func:`_tight_regime` holds, SAFETY_TIGHT × (that difference
+        / (COARSE − 1), at least the step-doubling sum / DOUBLING_FLOOR, + steps·u + truncation bound
+        + 64-ulp rounding); for clusters SAFETY × the Richardson changes plus the rays' figures times
+        the sum of |extrapolation weights|; plus σᵢ²/2 for every dropped tiny σᵢ (module docstring).
+        The safety factors were measured on independent references (:data:`SAFETY`,
+        :data:`SAFETY_TIGHT`).
 
     Raises
     ------

@@ -318,7 +318,7 @@ register(Method(
     gradient=lambda flat, k, rtol=1e-13, max_steps=None, work=holonomic.STEP_WORK: _holonomic_call(
         holonomic.grad_log_hyp0f1_holonomic, flat, k, rtol, max_steps, work),
     rigorous=False,
-    error_kind="estimate (ODE step doubling, initial series, Richardson; × a measured safety factor)",
+    error_kind="estimate (step doubling, a run at 16 × rtol, initial series, Richardson; × measured safety factors)",
     domain=lambda flat, k, options=None: holonomic.holonomic_reason(flat, k),
     defaults={"rtol": 1e-13, "max_steps": None, "work": holonomic.STEP_WORK},
     check_options=_holonomic_options,
