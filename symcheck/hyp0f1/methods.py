@@ -322,9 +322,12 @@ register(Method(
     domain=lambda flat, k, options=None: holonomic.holonomic_reason(flat, k),
     defaults={"rtol": 1e-13, "max_steps": None, "work": holonomic.STEP_WORK},
     check_options=_holonomic_options,
-    auto=(AutoStep(50, lambda flat, k: holonomic.auto_affordable(flat, k),
+    auto=(AutoStep(50, lambda flat, k: holonomic.auto_affordable(flat, k, full_rank=False),
+                   {"rtol": holonomic.AUTO_RTOL_RANK_DEFICIENT, "work": holonomic.AUTO_STEP_WORK}, row_by_row=True,
+                   scope=f"1 to {holonomic.AUTO_MAX_M} non-zero singular values, fewer than k (rank 2^m)"),
+          AutoStep(51, lambda flat, k: holonomic.auto_affordable(flat, k, full_rank=True),
                    {"rtol": holonomic.AUTO_RTOL, "work": holonomic.AUTO_STEP_WORK}, row_by_row=True,
-                   scope=f"at most {holonomic.AUTO_MAX_M} non-zero singular values (rank 2^m)"),),
+                   scope=f"k ≤ {holonomic.AUTO_MAX_M}, every singular value non-zero (rank 2^k)")),
 ))
 
 
