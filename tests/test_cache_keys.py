@@ -287,6 +287,52 @@ def test_real_keys_do_not_depend_on_string_hashing():
     assert keys == {code_key(gelberg_digits.run)}
 
 
+def _budget_key_from_copy(tmp_path, planted: str = "", claims: str | None = None) -> str:
+    """The code key of the budget section's sweep function, computed by a fresh interpreter from a copy of the
+    package in ``tmp_path``; ``claims``: the shipped claims link then points to a file outside the package with
+    this text; ``planted``: a line run first (a defect of the key)."""
+    import shutil
+    from pathlib import Path
+
+    import symcheck
+
+    copy = tmp_path / "copy"
+    if not copy.exists():
+        shutil.copytree(Path(symcheck.__file__).parent, copy / "symcheck", symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    if claims is not None:
+        (tmp_path / "claims.json").write_text(claims)
+        link = copy / "symcheck" / "report" / "shipped" / "claims.json"
+        link.unlink(missing_ok=True)
+        link.symlink_to(tmp_path / "claims.json")
+    script = ("import symcheck.report.codekey as ck\n" + planted
+              + "from symcheck.report.sections.hyp0f1_budget import budget_part\nprint(ck.code_key(budget_part))")
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=copy)
+    return out.stdout.strip()
+
+
+def test_keys_do_not_depend_on_where_the_checkout_lives(tmp_path):
+    """A sweep that reads package data (the budget tables: the stored reference values) gets the same key from a copy
+    of the package elsewhere (its links to the report dangle there), so a clean clone reuses the committed cache.
+    Planted: absolute paths in the key."""
+    from symcheck.report.sections.hyp0f1_budget import budget_part
+
+    here = code_key(budget_part)
+    assert _budget_key_from_copy(tmp_path / "a") == here
+    assert _budget_key_from_copy(tmp_path / "b", planted="ck._portable = str\n") != here
+
+
+def test_the_reports_own_output_is_not_keyed(tmp_path):
+    """The shipped claims (a link out of the package to the report's claims.json, rewritten by every report) do not
+    enter a key, else every report would leave its own cache stale. Planted: links out of the package followed."""
+    first = _budget_key_from_copy(tmp_path, claims="[1]")
+    assert _budget_key_from_copy(tmp_path, claims="[2]") == first
+    follow = "import pathlib\npathlib.Path.is_relative_to = lambda self, other: True\n"
+    assert _budget_key_from_copy(tmp_path, planted=follow, claims="[1]") != _budget_key_from_copy(
+        tmp_path, planted=follow, claims="[2]")
+
+
 def test_the_cache_reruns_a_sweep_only_after_an_edit_it_can_reach(tmp_path):
     from symcheck.report.cache import ResultCache
     from symcheck.sweep import seeded_tasks

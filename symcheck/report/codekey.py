@@ -48,7 +48,8 @@ Each object found is followed in turn:
   like a function's code (so `register(Method(evaluate=f))` follows `f`);
 * files: every non-Python file under the package folder of a module whose reached code may open
   files (it uses `open`, `load`, `loadtxt`, `genfromtxt`, `read_text`, `read_bytes`, `files` or
-  `__file__`);
+  `__file__`), but not links out of it (the shipped copy of the report's claims), by content and by
+  path relative to the folder holding the package (so a checkout elsewhere gets the same key);
 * the versions of the other libraries whose functions, classes or modules the walk meets (NumPy,
   SciPy, Numba and Python are in every entry already: `symcheck.report.cache`).
 
@@ -107,10 +108,21 @@ _FILE_READERS = frozenset({"open", "load", "loadtxt", "genfromtxt", "read_text",
 _IN_EVERY_KEY = frozenset({"numpy", "scipy", "numba"})
 #: Deepest nesting of data followed (deeper values count as "deep", a recursion guard).
 _DATA_DEPTH = 32
+#: The folder holding the ``symcheck`` package: paths inside it are keyed relative to it, so a key does not
+#: depend on where the checkout lives (a clean clone elsewhere reuses the committed cache).
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sha(data: bytes | str) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def _portable(path: str | PurePath) -> str:
+    """``path`` relative to `_ROOT` (POSIX separators) where it lies inside it, else unchanged."""
+    try:
+        return Path(path).resolve().relative_to(_ROOT).as_posix()
+    except (ValueError, OSError):
+        return str(path)
 
 
 def _top(module: str | None) -> str:
@@ -120,11 +132,11 @@ def _top(module: str | None) -> str:
 def _path_token(path: PurePath) -> str:
     p = Path(path)
     if p.is_file():
-        return f"file:{p}:{_sha(p.read_bytes())}"
+        return f"file:{_portable(p)}:{_sha(p.read_bytes())}"
     if p.is_dir():
-        return f"dir:{p}:" + ",".join(f"{f.relative_to(p)}={_sha(f.read_bytes())}"
-                                      for f in sorted(p.rglob("*")) if f.is_file())
-    return f"path:{p}:missing"
+        return f"dir:{_portable(p)}:" + ",".join(f"{f.relative_to(p).as_posix()}={_sha(f.read_bytes())}"
+                                                 for f in sorted(p.rglob("*")) if f.is_file())
+    return f"path:{_portable(p)}:missing"
 
 
 def _code_token(code: types.CodeType) -> str:
@@ -218,6 +230,8 @@ class _Walk:
 
     def visit(self, obj) -> str:
         """Follow ``obj``; return a token that identifies it in the key of whatever refers to it."""
+        if isinstance(obj, str) and obj.startswith(str(_ROOT)):  # a module's __file__, say
+            return repr(_portable(obj))
         if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)):
             return repr(obj)
         if isinstance(obj, types.ModuleType):
@@ -312,6 +326,8 @@ class _Walk:
         """
         if depth > _DATA_DEPTH:
             return "deep"
+        if isinstance(obj, str) and obj.startswith(str(_ROOT)):  # a module's __file__, say
+            return repr(_portable(obj))
         if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)):
             return repr(obj)
         if isinstance(obj, tuple):
@@ -509,8 +525,11 @@ def reached(fn) -> dict[str, str]:
         file = getattr(sys.modules.get(module), "__file__", None)
         if file:
             folder = Path(file).parent
+            # files only: not a link out of the package (symcheck/report/shipped/ links to the report's own
+            # claims.json, which every report rewrites: keyed, it made a reading sweep's entry stale at once)
             data = [p for p in sorted(folder.rglob("*"))
-                    if p.is_file() and p.suffix not in {".py", ".pyc", ".nbi", ".nbc"} and "__pycache__" not in p.parts]
+                    if p.is_file() and p.suffix not in {".py", ".pyc", ".nbi", ".nbc"} and "__pycache__" not in p.parts
+                    and p.resolve().is_relative_to(folder.resolve())]
             parts[f"<files of package> {module}"] = _sha("".join(_path_token(p) for p in data))
     statements = [f"{name}:{_sha(chr(10).join(ast.dump(n, annotate_fields=False) for n in _module_statements(path)))}"
                   for name, path in sorted(_import_closure(walk.root_module, walk.roots).items())]
