@@ -185,6 +185,43 @@ def test_rotation_angles_and_jacobian_match_the_complex_spectrum(k, rng):
     assert np.all(np.abs(expmap.log_exp_jacobian(phi, k) - log_j_c) <= d_log_j)
 
 
+def _known_angles(k, rng, n=200):
+    """Skew Θ = Q·blockdiag(φ₁J, φ₂J[, 0])·Qᵀ with known angles φ₁ < φ₂ in [0.05, 3.1], at least 0.1 apart, Q Haar
+    (QR of a Gaussian matrix with the sign fix): its upper-triangle entries and the angles."""
+    thetas, phis = [], []
+    j = np.array([[0.0, 1.0], [-1.0, 0.0]])
+    while len(phis) < n:
+        phi = np.sort(rng.uniform(0.05, 3.1, 2))
+        if phi[1] - phi[0] < 0.1:
+            continue
+        block = np.zeros((k, k))
+        block[:2, :2], block[2:4, 2:4] = phi[0] * j, phi[1] * j
+        q, r = np.linalg.qr(rng.standard_normal((k, k)))
+        q *= np.sign(np.diag(r))
+        big = q @ block @ q.T
+        thetas.append(big[np.triu_indices(k, 1)])
+        phis.append(phi)
+    return np.array(thetas), np.array(phis)
+
+
+@pytest.mark.parametrize("k", [4, 5])
+def test_pfaffian_angles_recover_known_angles(k, rng, monkeypatch):
+    """The Pfaffian route returns the angles a skew matrix was built with. Bound: s = Σθ² and 2√p carry at most
+    ~50 roundings of size eps·s, and φ₂ ± φ₁ = √(s ± 2√p) moves by that over 2(φ₂ ± φ₁) ≥ 2·0.1 (construction's
+    rounding included); 4× margin. Planted: the middle Pfaffian term with the wrong sign."""
+    theta, phi = _known_angles(k, rng)
+    s = np.sum(theta**2, axis=1)
+    bound = 4 * 50 * EPS * s / (2 * 0.1)
+    assert np.all(np.abs(expmap.pfaffian_angles(theta, k) - phi) <= bound[:, None])
+    monkeypatch.setattr(expmap, "_PFAFFIAN_TERMS", ((1.0, (0, 1), (2, 3)), (1.0, (0, 2), (1, 3)), (1.0, (0, 3), (1, 2))))
+    assert not np.all(np.abs(expmap.pfaffian_angles(theta, k) - phi) <= bound[:, None])
+
+
+def test_pfaffian_angles_refuse_other_k():
+    with pytest.raises(ValueError, match="k"):
+        expmap.pfaffian_angles(np.zeros((1, 15)), 6)
+
+
 def _expm_diagonal_mp(big):
     """diag(e^Θ) of each matrix by mpmath.expm at 30 digits (error far below float64)."""
     with mpmath.workdps(30):

@@ -21,13 +21,20 @@ use the product-of-spheres formula of :func:`symcheck.hyp0f1.asymptotic.log_vol_
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from symcheck._mc import log_mean_exp_se
 
 __all__ = [
-    "angles_from_squares", "exp_diagonal", "log_exp_jacobian", "log_vol_so_mc", "rotation_angles", "skew_from_theta",
+    "angles_from_squares", "exp_diagonal", "log_exp_jacobian", "log_vol_so_mc", "pfaffian_angles", "rotation_angles",
+    "skew_from_theta",
 ]
+
+#: The Pfaffian of a 4 × 4 skew block with rows/columns (a, b, c, d): θ_ab θ_cd − θ_ac θ_bd + θ_ad θ_bc, as
+#: (sign, first pair, second pair) of positions in the block.
+_PFAFFIAN_TERMS = ((1.0, (0, 1), (2, 3)), (-1.0, (0, 2), (1, 3)), (1.0, (0, 3), (1, 2)))
 
 #: Draws of `log_vol_so_mc` processed together (16 384 · k² doubles: 8 MB at k = 8).
 _CHUNK = 16_384
@@ -57,6 +64,31 @@ def rotation_angles(big: np.ndarray) -> np.ndarray:
     """Rotation angles φ (n, ⌊k/2⌋) ≥ 0 of skew Θ (n, k, k), ascending (:func:`angles_from_squares` of
     the real symmetric eigenvalues of −Θ²)."""
     return angles_from_squares(np.linalg.eigvalsh(-(big @ big)), big.shape[1])
+
+
+def pfaffian_angles(theta: np.ndarray, k: int) -> np.ndarray:
+    """Rotation angles φ (n, 2) ≥ 0, ascending, of the skew Θ with upper-triangle entries ``theta``
+    (n, k(k−1)/2, triu order), k = 4 or 5, without an eigensolver.
+
+    det(λI − Θ) = λ^{k−4}(λ² + φ₁²)(λ² + φ₂²), and the coefficients of a characteristic polynomial are
+    sums of principal minors: φ₁² + φ₂² = Σ_{i<j} θᵢⱼ² =: s (the 2 × 2 ones) and φ₁²φ₂² = Σ_S Pf(Θ_S)² =: p
+    over the 4-element index sets S (a skew 4 × 4 minor is the square of its Pfaffian; for k = 5 the odd
+    orders vanish). Hence (φ₂ ± φ₁)² = s ± 2√p. The difference φ₂ − φ₁ carries an absolute error up to
+    ~√(eps·s) where the angles nearly coincide; it enters log J through sinc((φ₂ − φ₁)/2), flat at 0.
+    About 15 times faster than :func:`rotation_angles` (measured at k = 5), for :func:`log_vol_so_mc`.
+    """
+    if k not in (4, 5):
+        raise ValueError(f"k: the Pfaffian angles are for k = 4 or 5, got {k}")
+    col = {(int(i), int(j)): c for c, (i, j) in enumerate(zip(*np.triu_indices(k, 1)))}
+    s = np.sum(theta * theta, axis=1)
+    p = np.zeros(theta.shape[0])
+    for block in itertools.combinations(range(k), 4):
+        pf = sum(sign * theta[:, col[block[a], block[b]]] * theta[:, col[block[c], block[d]]]
+                 for sign, (a, b), (c, d) in _PFAFFIAN_TERMS)
+        p += pf * pf
+    root = 2.0 * np.sqrt(p)
+    plus, minus = np.sqrt(s + root), np.sqrt(np.maximum(s - root, 0.0))
+    return np.stack([0.5 * (plus - minus), 0.5 * (plus + minus)], axis=1)
 
 
 def exp_diagonal(big: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +123,8 @@ def log_vol_so_mc(k: int, n: int, rng: np.random.Generator) -> tuple[float, floa
     θ ~ N(0, s² I) in ℝ^{k(k−1)/2}, weight J(θ)·1_D(θ)·(2πs²)^{N/2} e^{|θ|²/(2s²)} (bounded,
     since D is bounded: |θ|² = Σφₐ² < ⌊k/2⌋π²). s² = 4/(k − 1) puts the typical rotation angle
     near 2 rad (E|θ|² = N s² = 2k spread over ⌊k/2⌋ angles), inside D where J is not small; the
-    measured relative standard deviation of the weights is then about 1 for k ≤ 8.
+    measured relative standard deviation of the weights is then about 1 for k ≤ 8. The angles come from
+    :func:`pfaffian_angles` for k = 4, 5 and :func:`rotation_angles` otherwise.
 
     Parameters
     ----------
@@ -111,7 +144,7 @@ def log_vol_so_mc(k: int, n: int, rng: np.random.Generator) -> tuple[float, floa
     logw = np.empty(n)
     for start in range(0, n, _CHUNK):  # chunks that stay in cache: 1.6x faster than one batch (measured)
         part = theta[start:start + _CHUNK]
-        phi = rotation_angles(skew_from_theta(part, k))
+        phi = pfaffian_angles(part, k) if k in (4, 5) else rotation_angles(skew_from_theta(part, k))
         logw[start:start + _CHUNK] = np.where(phi.max(axis=1) >= np.pi, -np.inf,
                                               log_exp_jacobian(phi, k) + np.sum(part**2, axis=1) / (2 * s2))
     logw += 0.5 * n_par * np.log(2 * np.pi * s2)
