@@ -88,8 +88,9 @@ from numba.typed import Dict
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_MAX_M", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY", "SAFETY_TIGHT", "auto_affordable",
-           "default_max_steps", "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
+__all__ = ["AUTO_MAX_M", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY",
+           "SAFETY_TIGHT", "auto_affordable", "default_max_steps", "grad_log_hyp0f1_holonomic", "holonomic_reason",
+           "log_hyp0f1_holonomic"]
 
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
