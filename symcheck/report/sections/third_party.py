@@ -20,12 +20,8 @@ import warnings
 
 import numpy as np
 
-from symcheck.sweep import seeded_tasks
-
 ORDER = 15
 TITLE = "Third-party implementations, verified"
-#: Seconds of a typical sweep task (one subject through its checker: 0.1–5 s): the report starts longer sweeps first.
-TASK_SECONDS = 1.5
 
 #: Seed of every statistical check here (recorded in each criterion and reproducer).
 SEED = 20261125
@@ -114,10 +110,6 @@ def numpy_inv_det_kl(m0, S0, m1, S1):
     return 0.5 * (np.trace(iS1 @ S0) + d @ iS1 @ d - len(m0) + np.log(np.linalg.det(S1) / np.linalg.det(S0)))
 
 
-#: Name of the KL subject.
-KL_SUBJECT = "NumPy inv/det KL"
-
-
 def _installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
@@ -132,88 +124,63 @@ HAAR_SUBJECTS = [
 HAAR_K = (3, 10)
 
 
-def _block(title: str, result: dict, subject) -> list[str]:
+def _block(title: str, result, subject) -> list[str]:
     """One subject's verdict, evidence table and, when it fails, its source and the reproducer."""
-    lines = [f"#### {title}: {'passes' if result['passed'] else 'FAILS'}", "", f"Criterion: {result['criterion']}", ""]
-    lines += [result["markdown"]]
-    if result["reproducer"]:
+    lines = [f"#### {title}: {'passes' if result.passed else 'FAILS'}", "", f"Criterion: {result.criterion}", ""]
+    lines += [result.markdown()]
+    if result.reproducer:
         lines += ["", "The subject, as checked:", "", "```python", inspect.getsource(subject).rstrip(), "```",
-                  "", "Reproducer:", "", "```python", result["reproducer"].rstrip(), "```"]
+                  "", "Reproducer:", "", "```python", result.reproducer.rstrip(), "```"]
     return lines + [""]
 
 
-def _subjects(quick: bool) -> list[dict]:
-    """Every check of the section as sweep arguments, in display order: the subject's kind and name, the Haar
-    checks' k, and whether the module the subject needs is installed (so installing it reruns the check)."""
-    out = [{"kind": "haar_sampler", "name": name, "k": k, "installed": needs is None or _installed(needs)}
-           for name, _, _, needs in HAAR_SUBJECTS for k in (HAAR_K[:1] if quick else HAAR_K)]
-    out += [{"kind": "log_hyp0f1", "name": name, "installed": not needs or _installed(needs), "quick": quick}
-            for name, _, _, needs, _ in HYP0F1_SUBJECTS]
-    return out + [{"kind": "kl_gaussian", "name": KL_SUBJECT, "installed": True}]
+def _haar_results(quick: bool) -> list[tuple]:
+    from symcheck.testing.haar import check_haar_sampler
+
+    out = []
+    for name, fn, opts, needs in HAAR_SUBJECTS:
+        for k in HAAR_K[:1] if quick else HAAR_K:
+            if needs is not None and not _installed(needs):
+                out.append((name, k, None, fn))
+                continue
+            out.append((name, k, check_haar_sampler(fn, k, seed=SEED, subject=name, **opts), fn))
+    return out
 
 
-def check_subject(args: dict, rng) -> dict | None:
-    """One subject through its checker (a cached sweep task; the checks use `SEED`, ``rng`` is unused): the
-    verdict, criterion, evidence table, reproducer, failing rows and the checker's JSON, or None when the
-    module the subject needs is not installed."""
-    if not args["installed"]:
-        return None
-    if args["kind"] == "haar_sampler":
-        from symcheck.testing.haar import check_haar_sampler
+def _other_results(quick: bool) -> list[tuple]:
+    """(name, kind, claim, result or None, subject) of the log ₀F₁ and KL subjects."""
+    from symcheck.testing import check_kl_gaussian, check_log_hyp0f1
 
-        _, fn, opts, _ = next(s for s in HAAR_SUBJECTS if s[0] == args["name"])
-        result = check_haar_sampler(fn, args["k"], seed=SEED, subject=args["name"], **opts)
-    elif args["kind"] == "log_hyp0f1":
-        from symcheck.testing import check_log_hyp0f1
-
-        _, fn, rtol, _, own_limits = next(s for s in HYP0F1_SUBJECTS if s[0] == args["name"])
-        limits = {"max_k": 4, "max_sigma": 30.0} if args["quick"] else {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # the subjects' own overflow/log(0) warnings
-            result = check_log_hyp0f1(fn, rtol=rtol, subject=args["name"], **{**own_limits, **limits})
-    else:
-        from symcheck.testing import check_kl_gaussian
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            result = check_kl_gaussian(numpy_inv_det_kl, seed=SEED % 2**31, subject=args["name"])
-    return {"passed": result.passed, "criterion": result.criterion, "markdown": result.markdown(),
-            "reproducer": result.reproducer, "failing": [row.name for row in result.failures], "json": result.to_json()}
-
-
-def sweeps(ctx) -> list:
-    """The section's cached sweep, one task per check (the report runs it in one pool with the other sections')."""
-    return [("third_party", check_subject, seeded_tasks(_subjects(ctx.quick), SEED))]
-
-
-def _entry(args: dict) -> tuple:
-    """(name, kind, what was checked, subject function) of one check."""
-    if args["kind"] == "haar_sampler":
-        return args["name"], args["kind"], f"k = {args['k']}", next(s[1] for s in HAAR_SUBJECTS if s[0] == args["name"])
-    if args["kind"] == "log_hyp0f1":
-        _, fn, rtol, _, _ = next(s for s in HYP0F1_SUBJECTS if s[0] == args["name"])
-        return args["name"], args["kind"], f"rtol {rtol:g}", fn
-    return args["name"], args["kind"], "float64 floor", numpy_inv_det_kl
+    limits = {"max_k": 4, "max_sigma": 30.0} if quick else {}
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the subjects' own overflow/log(0) warnings
+        for name, fn, rtol, needs, own_limits in HYP0F1_SUBJECTS:
+            result = None if needs and not _installed(needs) else check_log_hyp0f1(
+                fn, rtol=rtol, subject=name, **{**own_limits, **limits})
+            out.append((name, "log_hyp0f1", f"rtol {rtol:g}", result, fn))
+        out.append(("NumPy inv/det KL", "kl_gaussian", "float64 floor", check_kl_gaussian(
+            numpy_inv_det_kl, seed=SEED % 2**31, subject="NumPy inv/det KL"), numpy_inv_det_kl))
+    return out
 
 
 def render(ctx) -> str:
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
-    job = sweeps(ctx)[0]
-    entries = [(*_entry(task.args), r) for task, r in zip(job[2], ctx.sweep(job))]
+    entries = [(name, "haar_sampler", f"k = {k}", r, fn) for name, k, r, fn in _haar_results(ctx.quick)]
+    entries += _other_results(ctx.quick)
     summary = [{"subject": name, "kind": kind, "checked": claim,
-                "verdict": "not installed" if r is None else ("passes" if r["passed"] else "fails"),
-                "failing": [] if r is None else r["failing"]}
-               for name, kind, claim, _, r in entries]
+                "verdict": "not installed" if r is None else ("passes" if r.passed else "fails"),
+                "failing": [] if r is None else [row.name for row in r.failures]}
+               for name, kind, claim, r, _ in entries]
     ctx.write_json("third_party", {"seed": SEED, "summary": summary,
-                                   "results": [r["json"] for *_, r in entries if r is not None]})
-    lines += [ctx.cache.records["third_party"].summary(), ""]
+                                   "results": [r.to_json() for *_, r, _ in entries if r is not None]})
     lines += ["| subject | kind | checked | verdict | failing rows |", "|---|---|---|---|---|"]
     for s in summary:
         failing = s["failing"]
         shown = "; ".join(failing[:4]) + (f"; and {len(failing) - 4} more" if len(failing) > 4 else "")
         lines.append(f"| {s['subject']} | {s['kind']} | {s['checked']} | {s['verdict']} | {shown or '—'} |")
     lines.append("")
-    for name, kind, claim, fn, r in entries:
+    for name, kind, claim, r, fn in entries:
         if r is not None:
             lines += _block(f"{name} ({kind}, {claim})", r, fn)
     return "\n".join(lines)
