@@ -230,10 +230,8 @@ class _Walk:
 
     def visit(self, obj) -> str:
         """Follow ``obj``; return a token that identifies it in the key of whatever refers to it."""
-        if isinstance(obj, str) and obj.startswith(str(_ROOT)):  # a module's __file__, say
-            return repr(_portable(obj))
         if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)):
-            return repr(obj)
+            return self._data(obj)
         if isinstance(obj, types.ModuleType):
             if self.ours(obj.__name__):
                 self._module_names.setdefault(obj.__name__, set())
