@@ -211,6 +211,13 @@ def test_reference_checks_catch_a_reference_at_a_shifted_argument(monkeypatch, c
     assert_fails(claim_id)
 
 
+def test_truncation_bound_catches_a_moment_constant_10_percent_small(monkeypatch):
+    # c = 0.9·σ_max²/2 in the moment bound: below the true tail of k equal σ (Bessel determinants)
+    original = series.gaussian_proxy
+    monkeypatch.setattr(series, "gaussian_proxy", lambda flat: 0.9 * original(flat))
+    assert_fails("hyp0f1.series.truncation-bound")
+
+
 def test_series_gradient_catches_a_1e9_relative_error(monkeypatch):
     monkeypatch.setattr(closed_form, "grad_log_hyp0f1_exact", scaled(closed_form.grad_log_hyp0f1_exact, 1 + 1e-9))
     assert_fails("hyp0f1.series.gradient-closed-forms")

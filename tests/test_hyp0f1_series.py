@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from symcheck.claims.hyp0f1_series import grad_tolerance
-from symcheck.hyp0f1 import closed_form, series
+from symcheck.hyp0f1 import closed_form, closed_form_mp, series
 
 U = np.finfo(float).eps / 2
 
@@ -103,8 +103,74 @@ def test_degree_needed_is_minimal(s):
         assert abs(float(series.log_tail_bound(s, m)) - float(mpmath.log(mp_tail(m)))) <= 1e-12 * (1 + abs(float(mpmath.log(mp_tail(m)))))
 
 
+def _equal_tail_cases():
+    """(k, s, M) with M < k: the moment bound's regime of sharpness (E(tr T)^{2m} = (2m − 1)!! for m ≤ k)."""
+    return [(k, s, M) for k in (4, 8, 20) for s in (0.5, 1.5, 3.0) for M in (2, 3, 5) if M < k and s * s / 2 < M + 1]
+
+
+def _equal_tails(k, s, M):
+    """True relative tail F/F̂_M − 1 and relative gradient tail (∂F/∂σᵢ − ∂F̂_M/∂σᵢ)/F̂_M at k equal σ = s.
+
+    F and dF/ds from Bessel determinants (mpmath, no zonal series); by symmetry ∂F/∂σᵢ = (dF/ds)/k.
+    """
+    sig = np.full((1, k), s)
+    logf_hat = float(series.log_hyp0f1_series_truncated(sig, k, M)[0][0])
+    grad_hat, _ = series._evaluate(sig, k, np.array([M]), grad=True)
+    with mpmath.workdps(closed_form_mp.equal_spectrum_dps(s, k, 30)):
+        f = closed_form_mp.equal_spectrum_mp(s, k)
+        df = mpmath.diff(lambda x: closed_form_mp.equal_spectrum_mp(x, k), s)
+        f_hat = mpmath.exp(logf_hat)
+        tail = float(f / f_hat - 1)
+        gtail = float(df / k / f_hat - mpmath.mpf(float(grad_hat[0, 0])))
+    return tail, gtail, logf_hat
+
+
+def _moment_violations(c_factor):
+    """Cases where the truncation bounds with c = c_factor·σ_max²/2 miss the true tail, or exceed it by
+    more than their geometric factors 1/(1 − c/(M + 2)) and 1/(1 − c/(M + 1)) allow (relative to F̂;
+    rounding allowance 3γ_K + 8u from the series' own rounding bound)."""
+    bad = []
+    for k, s, M in _equal_tail_cases():
+        c = c_factor * s * s / 2
+        tail, gtail, logf_hat = _equal_tails(k, s, M)
+        bound = math.exp(float(series.log_tail_bound(k * s, M, c=c)) - logf_hat)
+        gbound = math.exp(float(series.log_grad_tail_bound(k * s, M, c=c, k=k)) - logf_hat)
+        slack = 3 * series.rounding_bound(k, M) + 8 * U
+        if not (tail <= bound + slack and bound <= tail / (1 - c / (M + 2)) + slack):
+            bad.append(("value", k, s, M, tail, bound))
+        if not (gtail <= gbound + slack * s and gbound <= gtail / (1 - c / (M + 1)) + slack * s):
+            bad.append(("gradient", k, s, M, gtail, gbound))
+    return bad
+
+
+def test_moment_bound_is_sharp_for_equal_sigma():
+    """With k equal σ and M < k the degree-m parts are exactly (σ²/2)^m/m! for m ≤ k, so the moment
+    bound and its gradient bound sit between the true tail and the true tail over its geometric factor."""
+    assert _moment_violations(1.0) == []
+
+
+@pytest.mark.parametrize("c_factor", [0.9, 1.25])
+def test_moment_bound_check_catches_a_wrong_constant(c_factor):
+    """A Gaussian constant 10 % too small misses the tail; 25 % too large is looser than the check allows."""
+    assert _moment_violations(c_factor)
+
+
+def test_moment_bound_reaches_k20_at_sigma_3():
+    """k = 20 with σ_max = 3 (two clusters 3 and 1) needs degree ≤ 32, the feasible cap, for 1e-10:
+    the sub-Gaussian bound alone needs more. The value agrees with the Bessel determinants for equal σ."""
+    sig = np.array([[3.0] * 10 + [1.0] * 10])
+    need = int(series.series_degree_needed(sig, 20, 1e-10)[0])
+    assert need <= series.max_feasible_degree(20)
+    s, v = sig.sum(), float(series.variance_proxy(sig, 20)[0])
+    assert float(series.log_tail_bound(s, need, v)) > math.log(1e-10)
+    val, err = series.log_hyp0f1_series(np.full(20, 3.0), 20, rtol=1e-10)
+    with mpmath.workdps(closed_form_mp.equal_spectrum_dps(3.0, 20, 30)):
+        ref = float(mpmath.log(closed_form_mp.equal_spectrum_mp(3.0, 20)))
+    assert abs(float(val) - ref) <= float(err) + _log_round(ref)
+
+
 def test_degree_needed_unreachable_and_errors():
-    sig = np.full((1, 20), 2.0)
+    sig = np.full((1, 20), 4.0)
     assert series.series_degree_needed(sig, 20, 1e-14)[0] == series.UNREACHABLE
     with pytest.raises(ValueError, match="max_degree"):
         series.log_hyp0f1_series(sig, 20)

@@ -5,7 +5,7 @@ float64 and mpmath), the mpmath reference (monomial coefficients from Muirhead's
 zonal polynomial; its ≤ m-part subsystem is itself checked against the full k-part system), and
 the holonomic method (an ODE along a ray). Tolerances are the sums of the routes' error figures;
 the series' figure must also cover its true error (against 30-digit references). Full-rank rows
-must be bit-identical to the code before the change (run from git in a subprocess).
+must match the code before the change (run from git in a subprocess).
 """
 
 import json
@@ -73,8 +73,11 @@ def _now(s, k):
     return [x.tolist() for x in (v, e, g, ge, tv, te)]
 
 
-def test_full_rank_rows_bit_identical_to_before(tmp_path):
-    """Values, gradients and both error figures of full-rank rows, against the module at BEFORE."""
+def test_full_rank_rows_match_before(tmp_path):
+    """Full-rank rows against the module at BEFORE: at a fixed degree the values are bit-identical and
+    the error figure can only have shrunk (a tail bound was added since, as a minimum: the moment bound);
+    at rtol = 1e-14 that bound may pick a lower degree, so values and gradients agree within the sum of
+    the two error figures (each a proven bound)."""
     if shutil.which("git") is None:
         pytest.skip("git is not available")
     src = subprocess.run(["git", "-C", ROOT, "show", f"{BEFORE}:symcheck/hyp0f1/series.py"], capture_output=True,
@@ -89,7 +92,11 @@ def test_full_rank_rows_bit_identical_to_before(tmp_path):
                          env=env, capture_output=True, text=True, check=True)
     before = json.loads(run.stdout)
     for (k, s), old in zip(cases, before):
-        assert _now(s, k) == old, f"k={k}"  # floats round-trip exactly through JSON
+        v, e, g, ge, tv, te = (np.array(x) for x in _now(s, k))
+        ov, oe, og, oge, otv, ote = (np.array(x) for x in old)  # floats round-trip exactly through JSON
+        assert np.array_equal(tv, otv) and np.all(te <= ote), f"k={k}"
+        assert np.all(np.abs(v - ov) <= e + oe), f"k={k}"
+        assert np.all(np.abs(g - og).max(axis=1) <= ge + oge), f"k={k}"
 
 
 def test_grouping_keeps_each_row_as_if_alone(rng):
@@ -272,7 +279,7 @@ def test_zero_component_gradient_is_zero_by_symmetry():
 
 def test_feasible_in_the_number_of_nonzero_sigma():
     k = 20
-    full, rank2 = np.full((1, k), 2.5), _padded([30.0, 20.0], k)[None]
+    full, rank2 = np.full((1, k), 4.0), _padded([30.0, 20.0], k)[None]
     assert series.series_degree_needed(full, k, 1e-14)[0] == series.UNREACHABLE
     need = int(series.series_degree_needed(rank2, k, 1e-14)[0])
     assert series.max_feasible_degree(k) < need <= series.max_feasible_degree(2)

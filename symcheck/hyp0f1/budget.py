@@ -98,12 +98,16 @@ def round_up_1sig(x: float) -> float:
 def series_budget(region: Region, rtol: float = 1e-14) -> float:
     """The series' proven bound over ``region`` (module docstring), before rounding.
 
-    The degree is the one the truncation target needs at Σσ = ``region.sum_max`` (the largest in
-    the region; the degree grows with Σσ) and γ that of the table for (k_max, that degree)
-    (the tables for smaller k and degree are sub-tables, with smaller γ).
+    The degree is the one the Σσ bound alone (s^{2M+2}/(2M+2)!) needs at Σσ = ``region.sum_max``:
+    every row of the region needs at most that (its degree is the least of three bounds, the first
+    growing with Σσ), and the rank-one row (sum_max, 0, …) needs exactly that, its other two bounds
+    being larger. γ is that of the table for (k_max, that degree) (the tables for smaller k and
+    degree are sub-tables, with smaller γ).
     """
     k_max = region.k[1]
-    degree = int(series.series_degree_needed(np.full((1, k_max), region.sum_max / k_max), k_max, rtol)[0])
+    spike = np.zeros((1, k_max))
+    spike[0, 0] = region.sum_max
+    degree = int(series.series_degree_needed(spike, k_max, rtol)[0])
     gamma = series.rounding_bound(k_max, degree)
     delta = rtol / (1 - gamma) + gamma
     return delta / (1 - delta) + 2 * _U * region.sum_max

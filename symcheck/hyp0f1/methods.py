@@ -44,7 +44,7 @@ import numpy as np
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
 from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, laplace, montecarlo, series
 
-__all__ = ["AUTO_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
+__all__ = ["AUTO_RTOL", "AUTO_SERIES_GOAL_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
            "names", "register", "unregister"]
 
 EPS = float(np.finfo(float).eps)
@@ -52,6 +52,10 @@ EPS = float(np.finfo(float).eps)
 AUTO_RTOL = 1e-10
 #: Relative tolerance the "auto" method asks of the series.
 AUTO_SERIES_RTOL = 1e-14
+#: Relative tolerance of auto's second series step, for rows whose degree at AUTO_SERIES_RTOL is not
+#: feasible: enough for AUTO_RTOL (a relative error δ of ₀F₁ is ≤ δ/(1 − δ) in its log), with a
+#: factor 10 for the rounding. At k = 20 it reaches σ_max ≈ 3 (degree ≤ 32).
+AUTO_SERIES_GOAL_RTOL = 1e-11
 #: Largest series degree (in the eigenvalues σ²/4) "auto" is willing to sum.
 AUTO_SERIES_MAX_DEGREE = 60
 #: Largest series degree "auto" sums for rows with fewer than k non-zero σ. Their tables have m < k
@@ -214,6 +218,7 @@ register(Method(
     defaults={"rtol": 1e-14, "max_degree": 200},
     check_options=_series_options,
     auto=(AutoStep(20, _rows, {"rtol": AUTO_SERIES_RTOL, "max_degree": AUTO_SERIES_MAX_DEGREE}),
+          AutoStep(21, _rows, {"rtol": AUTO_SERIES_GOAL_RTOL, "max_degree": AUTO_SERIES_MAX_DEGREE}),
           AutoStep(25, _rank_deficient, {"rtol": AUTO_SERIES_RTOL, "max_degree": AUTO_SERIES_RANK_MAX_DEGREE},
                    scope="fewer than k non-zero singular values (tables in the m non-zero σ)")),
     variants={"series (float64)": {"rtol": 1e-14, "max_degree": AUTO_SERIES_MAX_DEGREE}},

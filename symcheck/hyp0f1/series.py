@@ -80,6 +80,22 @@ of consecutive such bounds is ≤ ev/(2m + 2), so
 
 (At k = 20 and σ = 1 this needs degree 24 for 1e-14 where the first bound needs > 100.)
 
+A third bound, sharp for equal and clustered σ, uses the series' own structure. Every zonal
+polynomial has non-negative coefficients in the monomials of x (Jack polynomials at α > 0: Knop &
+Sahi 1997, Thm. 1.1), and (b)_κ > 0, so the degree-m part T_m(x) is non-decreasing in each
+xᵢ ≥ 0 and T_m(x) ≤ T_m(x_max, …, x_max) = σ_max^{2m} E(tr T)^{2m}/(2m)! (k variables, T Haar
+on O(k); zero σ included). Now E(tr T)^{2m} = E tr(T^{⊗2m}) is the dimension of the
+O(k)-invariant subspace of (ℝᵏ)^{⊗2m} (the Haar mean of a representation is the projection onto
+its invariants), which is spanned by the (2m − 1)!! pairing tensors (first fundamental theorem
+of invariant theory for O(k): Weyl 1939, Thm. 2.9.A; Goodman & Wallach 2009, Thm. 5.3.3), so
+E(tr T)^{2m} ≤ (2m − 1)!!, the moment of N(0, 1), with equality for m ≤ k (the pairings are then
+independent). Hence term_m ≤ c^m/m! with c = σ_max²/2, and
+
+    tail_M ≤ c^{M+1}/(M+1)! / (1 − c/(M + 2))    (c < M + 2),
+
+exact to first order for k equal σ and M < k. At k = 20 it needs degree 26 for 1e-10 where
+σ = 3 (3, 1 in two clusters) and the sub-Gaussian bound needs 49.
+
 Rounding: every quantity is a sum of products of positive numbers, so (first order, Higham
 2002, §3–4) the relative rounding error of the partial sum is ≤ K·u, u = 2⁻⁵³, with, for tables
 in n variables (n = k, or m for a row with m non-zero σ, whose computation is exactly the
@@ -106,6 +122,10 @@ References
 Koev, P. & Edelman, A. (2006). The efficient evaluation of the hypergeometric function of a
 matrix argument. Math. Comp. 75, 833–846 (§2 and §4).
 Macdonald, I. G. (1995). Symmetric Functions and Hall Polynomials, 2nd ed., ch. VI.
+Knop, F. & Sahi, S. (1997). A recursion and a combinatorial formula for Jack polynomials.
+Invent. Math. 128, 9–22.
+Weyl, H. (1939). The Classical Groups. Princeton University Press, ch. II.
+Goodman, R. & Wallach, N. R. (2009). Symmetry, Representations, and Invariants. Springer, §5.3.
 Muirhead, R. J. (1982). Aspects of Multivariate Statistical Theory, Thm. 7.4.1 (integral form).
 """
 
@@ -129,6 +149,7 @@ __all__ = [
     "log_hyp0f1_series",
     "log_hyp0f1_series_truncated",
     "log_grad_tail_bound",
+    "gaussian_proxy",
     "log_tail_bound",
     "max_feasible_degree",
     "rounding_bound",
@@ -153,8 +174,8 @@ _DEGREE_STEP = 10
 # --------------------------------------------------------------------------- truncation bound
 
 @njit(cache=True)
-def _log_tail(s, v, m):
-    """Scalar log tail bound (see :func:`log_tail_bound`): the smaller of the two bounds."""
+def _log_tail(s, v, c, m):
+    """Scalar log tail bound (see :func:`log_tail_bound`): the smallest of the three bounds."""
     if s == 0.0:
         return -np.inf
     best = np.inf
@@ -164,52 +185,55 @@ def _log_tail(s, v, m):
     ev = math.e * v
     if ev < 2.0 * m + 4.0:
         best = min(best, (m + 1.0) * math.log(ev / (2.0 * m + 2.0)) - math.log1p(-ev / (2.0 * m + 4.0)))
+    if c < m + 2.0:
+        best = min(best, (m + 1.0) * math.log(c) - math.lgamma(m + 2.0) - math.log1p(-c / (m + 2.0)))
     return best
 
 
 @njit(cache=True)
-def _log_tail_many(s, v, m, out):
+def _log_tail_many(s, v, c, m, out):
     for i in range(s.shape[0]):
-        out[i] = _log_tail(s[i], v[i], m[i])
+        out[i] = _log_tail(s[i], v[i], c[i], m[i])
 
 
 @njit(cache=True)
-def _degrees_for_bound(s, v, log_rtol, cap, out):
-    """out[i] = smallest M in [0, cap] with _log_tail(s[i], v[i], M) <= log_rtol, or cap + 1 if none is.
+def _degrees_for_bound(s, v, c, log_rtol, cap, out):
+    """out[i] = smallest M in [0, cap] with _log_tail(s[i], v[i], c[i], M) <= log_rtol, or cap + 1 if none is.
 
-    Both bounds are +inf until their geometric ratio drops below 1 ((2M+3)(2M+4) > s², resp.
-    2M + 4 > ev) and decrease after, so their minimum does too: search from the first finite
+    Each bound is +inf until its geometric ratio drops below 1 ((2M+3)(2M+4) > s², 2M + 4 > ev,
+    M + 2 > c) and decreases after, so their minimum does too: search from the first finite
     degree by doubling, then bisection. That start is computed in floating point and compared
-    with ``cap`` before any integer is formed, so huge s or v (up to the float64 maximum) neither
-    overflow int64 nor loop: every row takes O(log cap) steps.
+    with ``cap`` before any integer is formed, so huge s, v or c (up to the float64 maximum)
+    neither overflow int64 nor loop: every row takes O(log cap) steps.
     """
     for i in range(s.shape[0]):
-        start = min(max(0.0, (math.sqrt(s[i] * s[i] + 0.25) - 3.5) / 2.0), max(0.0, 0.5 * math.e * v[i] - 2.0))
+        start = min(max(0.0, (math.sqrt(s[i] * s[i] + 0.25) - 3.5) / 2.0), max(0.0, 0.5 * math.e * v[i] - 2.0),
+                    max(0.0, c[i] - 2.0))
         if start > cap:
             out[i] = cap + 1
             continue
         lo = int(start)
-        while lo <= cap and _log_tail(s[i], v[i], lo) == np.inf:
+        while lo <= cap and _log_tail(s[i], v[i], c[i], lo) == np.inf:
             lo += 1
         if lo > cap:
             out[i] = cap + 1
             continue
-        if _log_tail(s[i], v[i], lo) <= log_rtol:
+        if _log_tail(s[i], v[i], c[i], lo) <= log_rtol:
             out[i] = lo
             continue
         step = 1
-        while lo + step <= cap and _log_tail(s[i], v[i], lo + step) > log_rtol:
+        while lo + step <= cap and _log_tail(s[i], v[i], c[i], lo + step) > log_rtol:
             lo += step
             step *= 2
         hi = lo + step  # ok(hi), not ok(lo), unless hi passed the cap
         if hi > cap:
-            if _log_tail(s[i], v[i], cap) > log_rtol:
+            if _log_tail(s[i], v[i], c[i], cap) > log_rtol:
                 out[i] = cap + 1
                 continue
             hi = cap
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if _log_tail(s[i], v[i], mid) <= log_rtol:
+            if _log_tail(s[i], v[i], c[i], mid) <= log_rtol:
                 hi = mid
             else:
                 lo = mid
@@ -226,12 +250,21 @@ def variance_proxy(flat, k: int) -> np.ndarray:
         return 4.0 * np.sum(flat * flat, axis=-1) / (k - 2)
 
 
-def log_tail_bound(s, degree, v=np.inf) -> np.ndarray:
+def gaussian_proxy(flat) -> np.ndarray:
+    """c = σ_max²/2 per row: the degree-m part of the series is ≤ c^m/m! (module docstring,
+    "Truncation bound": the moments of tr T over O(k) are at most those of N(0, 1))."""
+    flat = np.asarray(flat, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        return 0.5 * np.max(flat, axis=-1, initial=0.0) ** 2
+
+
+def log_tail_bound(s, degree, v=np.inf, c=np.inf) -> np.ndarray:
     """Log of the rigorous bound on the series terms of degree > ``degree``.
 
-    The smaller of s^{2M+2}/(2M+2)! / (1 − s²/((2M+3)(2M+4))) and, given the variance proxy
-    v (:func:`variance_proxy`), (ev/(2M+2))^{M+1}/(1 − ev/(2M+4)); see the module docstring.
-    Returns +inf where neither geometric ratio is < 1 (no bound) and −inf where s = 0.
+    The smallest of s^{2M+2}/(2M+2)! / (1 − s²/((2M+3)(2M+4))), given the variance proxy v
+    (:func:`variance_proxy`) (ev/(2M+2))^{M+1}/(1 − ev/(2M+4)), and, given c = σ_max²/2
+    (:func:`gaussian_proxy`), c^{M+1}/(M+1)!/(1 − c/(M+2)); see the module docstring.
+    Returns +inf where no geometric ratio is < 1 (no bound) and −inf where s = 0.
 
     Parameters
     ----------
@@ -240,29 +273,37 @@ def log_tail_bound(s, degree, v=np.inf) -> np.ndarray:
     degree : array_like of int
         Truncation degree M (in the eigenvalues xᵢ = σᵢ²/4).
     v : array_like, optional
-        4‖σ‖₂²/(k − 2); the default +inf uses the first bound alone.
+        4‖σ‖₂²/(k − 2); the default +inf leaves the second bound out.
+    c : array_like, optional
+        maxᵢ σᵢ²/2; the default +inf leaves the third bound out.
     """
-    s, v, m = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64),
-                                  np.asarray(degree, dtype=np.int64))
+    s, v, c, m = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64),
+                                     np.asarray(c, dtype=np.float64), np.asarray(degree, dtype=np.int64))
     out = np.empty(s.shape)
     _log_tail_many(np.ascontiguousarray(s).reshape(-1), np.ascontiguousarray(v).reshape(-1),
-                   np.ascontiguousarray(m).reshape(-1), out.reshape(-1))
+                   np.ascontiguousarray(c).reshape(-1), np.ascontiguousarray(m).reshape(-1), out.reshape(-1))
     return out
 
 
-def log_grad_tail_bound(s, degree, v=np.inf) -> np.ndarray:
+def log_grad_tail_bound(s, degree, v=np.inf, c=np.inf, k=1) -> np.ndarray:
     """Log of a bound on |∂R/∂σᵢ| for the tail R of the series after degree ``degree``.
 
     ∂/∂σᵢ of the degree-m part ∫(tr ATᵀ)^{2m}/(2m)! dT (A = diag σ) is
     ∫ (tr ATᵀ)^{2m−1} Tᵢᵢ/(2m−1)! dT ≤ E|f|^{2m−1}/(2m−1)! (|Tᵢᵢ| ≤ 1), bounded by
     s^{2m−1}/(2m−1)! and, with the variance proxy v, by 2(ev/(2m−1))^{m−1/2} (E e^{λ|f|} ≤
-    2e^{vλ²/2} at λ² = (2m−1)/v). Summed geometrically: |∂R/∂σᵢ| ≤ the smaller of
-    s^{2M+1}/(2M+1)! / (1 − s²/((2M+2)(2M+3))) and 2(ev/(2M+1))^{M+1/2}/(1 − ev/(2M+3)). Then,
-    with F̂ the truncated sum and g its log-gradient, |∂ᵢ log F − gᵢ| ≤ (e^{this} + tail·|gᵢ|)/F̂
-    (used by the checks). Returns +inf where neither ratio is < 1 and −inf where s = 0.
+    2e^{vλ²/2} at λ² = (2m−1)/v). Third, with c = σ_max²/2 = 2x_max: ∂/∂σᵢ T_m = (σᵢ/2)∂T_m/∂xᵢ,
+    and ∂T_m/∂xᵢ has non-negative coefficients, so it is at most its value at x_max·(1, …, 1),
+    which by symmetry and Euler's identity is m T_m(x_max, …)/(k x_max) ≤ m c^m/(m! k x_max);
+    so |∂T_m/∂σᵢ| ≤ (σ_max/k) c^{m−1}/(m−1)!. Summed geometrically: |∂R/∂σᵢ| ≤ the smallest of
+    s^{2M+1}/(2M+1)! / (1 − s²/((2M+2)(2M+3))), 2(ev/(2M+1))^{M+1/2}/(1 − ev/(2M+3)) and
+    (σ_max/k) c^M/M!/(1 − c/(M+1)). Then, with F̂ the truncated sum and g its log-gradient,
+    |∂ᵢ log F − gᵢ| ≤ (e^{this} + tail·|gᵢ|)/F̂ (used by the checks). Returns +inf where no ratio
+    is < 1 and −inf where s = 0.
+
+    ``k`` is the dimension of O(k) (the third bound's 1/k; the default 1 is valid for any k).
     """
-    s, v, m = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64),
-                                  np.asarray(degree, dtype=np.float64))
+    s, v, c, m = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64),
+                                     np.asarray(c, dtype=np.float64), np.asarray(degree, dtype=np.float64))
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = s * s / ((2 * m + 2) * (2 * m + 3))
         crude = ((2 * m + 1) * np.log(s) - np.array([math.lgamma(x) for x in (2 * m + 2).ravel()]).reshape(m.shape)
@@ -273,17 +314,24 @@ def log_grad_tail_bound(s, degree, v=np.inf) -> np.ndarray:
         safe_ev = np.where(ok, ev, 1.0)
         lsi = (math.log(2.0) + (m + 0.5) * np.log(safe_ev / (2 * m + 1))
                - np.log1p(-np.where(ok, safe_ev / (2 * m + 3), 0.0)))
-        out = np.minimum(crude, np.where(ok, lsi, np.inf))
+        ok_c = c < m + 1
+        safe_c = np.where(ok_c, c, 1.0)
+        moments = (0.5 * np.log(2.0 * safe_c) - math.log(k) + m * np.log(safe_c)
+                   - np.array([math.lgamma(x) for x in (m + 1).ravel()]).reshape(m.shape)
+                   - np.log1p(-np.where(ok_c, safe_c / (m + 1), 0.0)))
+        out = np.minimum(np.minimum(crude, np.where(ok, lsi, np.inf)), np.where(ok_c & (c > 0), moments, np.inf))
     return np.where(s == 0, -np.inf, out)
 
 
-def _degree_for_bound(s: np.ndarray, rtol: float, cap: int, v=np.inf) -> np.ndarray:
-    """Smallest M in [0, cap] with log_tail_bound(s, M, v) <= log(rtol), elementwise (int64);
+def _degree_for_bound(s: np.ndarray, rtol: float, cap: int, v=np.inf, c=np.inf) -> np.ndarray:
+    """Smallest M in [0, cap] with log_tail_bound(s, M, v, c) <= log(rtol), elementwise (int64);
     cap + 1 where no degree up to ``cap`` reaches it."""
-    s, v = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64))
+    s, v, c = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(v, dtype=np.float64),
+                                  np.asarray(c, dtype=np.float64))
     s = np.ascontiguousarray(s).reshape(-1)
     out = np.empty(s.shape[0], dtype=np.int64)
-    _degrees_for_bound(s, np.ascontiguousarray(v).reshape(-1), math.log(rtol), cap, out)
+    _degrees_for_bound(s, np.ascontiguousarray(v).reshape(-1), np.ascontiguousarray(c).reshape(-1),
+                       math.log(rtol), cap, out)
     return out
 
 
@@ -798,11 +846,11 @@ def _feasible_degrees(n_vars: np.ndarray) -> np.ndarray:
 def _degrees_within(flat, k, rtol, cap) -> np.ndarray:
     """Per row, the smallest degree with tail bound ≤ rtol, searched up to cap[row] (cap + 1 if none)."""
     s = flat.sum(axis=1)
-    v = variance_proxy(flat, k)
+    v, c = variance_proxy(flat, k), gaussian_proxy(flat)
     need = np.empty(flat.shape[0], dtype=np.int64)
-    for c in np.unique(cap):
-        rows = cap == c
-        need[rows] = _degree_for_bound(s[rows], rtol, int(c), v[rows])
+    for top in np.unique(cap):
+        rows = cap == top
+        need[rows] = _degree_for_bound(s[rows], rtol, int(top), v[rows], c[rows])
     return need
 
 
@@ -889,7 +937,8 @@ def _error_bound(flat, deg, logval, rounding_k) -> np.ndarray:
     s = flat.sum(axis=1)
     # rows with s = 0 or degree 0 return log 1 = 0 exactly: no rounding
     gamma = np.where((s == 0) | (deg == 0), 0.0, _gamma(rounding_k))
-    rel_tail = np.exp(log_tail_bound(s, deg, variance_proxy(flat, flat.shape[1])) - logval) / (1.0 - gamma)
+    log_tail = log_tail_bound(s, deg, variance_proxy(flat, flat.shape[1]), gaussian_proxy(flat))
+    rel_tail = np.exp(log_tail - logval) / (1.0 - gamma)
     return rel_tail + gamma
 
 
@@ -1005,9 +1054,9 @@ def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
     logval, _ = _evaluate(flat, k, deg, grad=False)
     gamma = _gamma(rounding_k)[:, None]
     s = flat.sum(axis=1)
-    v = variance_proxy(flat, k)
-    tail = np.exp(log_tail_bound(s, deg, v) - logval)
-    gtail = np.exp(log_grad_tail_bound(s, deg, v) - logval)
+    v, c = variance_proxy(flat, k), gaussian_proxy(flat)
+    tail = np.exp(log_tail_bound(s, deg, v, c) - logval)
+    gtail = np.exp(log_grad_tail_bound(s, deg, v, c, k) - logval)
     err = np.max(gtail[:, None] + (tail[:, None] + 2.0 * gamma) * np.abs(grad), axis=1)
     return grad, np.where(s == 0, 0.0, err)
 
