@@ -185,19 +185,19 @@ def test_every_method_returns_an_error_that_covers_the_truth(method, opts):
 
 
 def test_auto_names_its_route_and_meets_the_goal_where_it_says_so():
-    rows = np.array([[0.5, 0.3, 0.1, 0.0], [3.0, 2.0, 1.0, 0.5], [12.4, 9.3, 6.2, 3.1],
+    rows = np.array([[0.5, 0.3, 0.1, 0.0], [3.0, 2.0, 1.0, 0.5], [13.0, 9.75, 6.5, 3.25],
                      [3000.0, 2000.0, 1000.0, 500.0], [7.0, 0.0, 0.0, 0.0]])
     value, err, info = symcheck.log_hyp0f1(rows, 4, return_error=True, return_info=True)
     assert list(info.method) == ["series", "series", "holonomic", "asymptotic", "exact"]
     assert np.all(err <= AUTO_RTOL * np.maximum(1.0, np.abs(value)))
-    # the holonomic row (just beyond the series' reach at 1e-14 within degree 60) against the series
-    # with a looser target, whose rigorous bound is what counts
-    ref, rel = series.log_hyp0f1_series(rows[2:3], 4, rtol=1e-11, max_degree=60)
+    # the holonomic row (just beyond the series' reach at auto's 1e-11, degree 53 being the feasible
+    # cap at k = 4) against the series with a looser target, whose rigorous bound is what counts
+    ref, rel = series.log_hyp0f1_series(rows[2:3], 4, rtol=1e-9, max_degree=60)
     assert abs(value[2] - ref[0]) <= err[2] + rel[0] + 4 * EPS * abs(ref[0])
 
 
 def test_auto_warns_where_no_method_reaches_1e_6():
-    sig = np.linspace(3.0, 1.0, 12)  # k = 12, moderate σ: series too deep, expansion too rough
+    sig = np.linspace(5.0, 1.0, 12)  # k = 12, moderate σ: series too deep, expansion too rough
     with pytest.warns(Hyp0f1AccuracyWarning, match="no method reaching"):
         value, err, info = symcheck.log_hyp0f1(sig, 12, return_error=True, return_info=True)
     assert err > 1e-6 * max(1.0, abs(value)) and np.isfinite(value)

@@ -224,7 +224,8 @@ def goal_row(args: dict, rng=None) -> dict:
         elif row["goal_met"] and e2 <= goal and not statistical:
             row["verdict"] = "verified"
         elif row["goal_met"]:
-            row["verdict"] = f"goal met by the estimate; the second route agrees to {e2:.0e}"
+            met = "goal met (proven bound)" if row["rigorous"] else "goal met by the estimate"
+            row["verdict"] = f"{met}; the second route agrees to {e2:.0e}"
         else:
             row["verdict"] = "above goal; consistent with the second route"
     if not row["goal_met"]:
