@@ -16,7 +16,7 @@ import pytest
 from symcheck.evidence import ROUNDING
 from symcheck.haar_quadrature import o3_log_integral
 from symcheck.hyp0f1 import reference
-from symcheck.hyp0f1.closed_form_mp import closed_form_mp
+from symcheck.hyp0f1.closed_form_mp import closed_form_mp, equal_spectrum_dps, equal_spectrum_mp
 from symcheck.hyp0f1.reference import hyp0f1_reference
 
 
@@ -34,6 +34,44 @@ def test_matches_closed_forms_to_dps(k, rng):
             exact = closed_form_mp(sig, k)
             # truncation ≤ 10^-(dps+2), guarded recursion; returned at dps digits (half an ulp)
             assert abs(ref / exact - 1) <= mpmath.mpf(10) ** (-(dps - 2))
+
+
+@pytest.mark.parametrize("s,c", [(0.3, 0.01), (8.5, 0.5), (20.0, 4.5), (40.0, 50.0), (7.0, 24.5)])
+def test_degree_is_the_first_meeting_either_bound(s, c):
+    """reference_degree with c = σ_max²/2: the first M whose Σσ bound or moment bound (evaluated here
+    term by term in mpmath) is ≤ 10^(−dps−2)."""
+    dps = 20
+    with mpmath.workdps(40):
+        target = mpmath.mpf(10) ** (-(dps + 2))
+
+        def ok(m):
+            r1, r2 = mpmath.mpf(s) ** 2 / ((2 * m + 3) * (2 * m + 4)), mpmath.mpf(c) / (m + 2)
+            crude = r1 < 1 and mpmath.mpf(s) ** (2 * m + 2) / mpmath.factorial(2 * m + 2) / (1 - r1) <= target
+            return crude or (r2 < 1 and mpmath.mpf(c) ** (m + 1) / mpmath.factorial(m + 1) / (1 - r2) <= target)
+
+        first = next(m for m in range(1000) if ok(m))
+    assert reference.reference_degree(s, dps, c=c) == first
+    assert reference.reference_degree(s, dps, c=c) <= reference.reference_degree(s, dps)
+
+
+def _equal_k20_error(monkeypatch=None, shrink=1.0):
+    """|reference/Bessel determinants − 1| at k = 20, all σ = 1 (degree 18 by the moment bound, 40 without)."""
+    if monkeypatch is not None:
+        original = reference.reference_degree
+        monkeypatch.setattr(reference, "reference_degree",
+                            lambda s, dps, cap=None, c=None: original(s, dps, cap, c=None if c is None else shrink * c))
+    sig = np.full(20, 1.0)
+    with mpmath.workdps(equal_spectrum_dps(1.0, 20, 40)):
+        return abs(hyp0f1_reference(sig, 20, dps=25) / equal_spectrum_mp(1.0, 20) - 1)
+
+
+def test_moment_bound_degree_matches_bessel_determinants_at_k20():
+    """The degree the moment bound picks is enough: 25 digits against Bessel determinants (no series)."""
+    assert _equal_k20_error() <= mpmath.mpf(10) ** -24
+
+
+def test_k20_check_catches_a_moment_constant_four_times_small(monkeypatch):
+    assert _equal_k20_error(monkeypatch, 0.25) > mpmath.mpf(10) ** -24
 
 
 def test_degree_one_coefficient():

@@ -6,8 +6,9 @@ table gives the route `log_hyp0f1(method="auto")` took, the error figure it retu
 bound for the series, an estimate otherwise), and the difference from a *different* route:
 
 * an mpmath route that shares no code with the float64 kernels, where one exists: the closed forms
-  for k ≤ 2 and rank one, Bessel determinants for equal spectra (any k), the zonal series at 20
-  digits for small Σσ;
+  for k ≤ 2 and rank one, Bessel determinants for equal spectra (any k), the mpmath series at 20
+  digits (monomial coefficients from Muirhead's system, no zonal polynomial) where its degree needs
+  at most MP_SERIES_MAX_PARTITIONS partitions (small Σσ, or σ_max ≤ 1 at any k ≤ 20);
 * otherwise every other registered method that applies here (series, asymptotic expansion,
   holonomic method, closed forms), the first whose error figure is within the goal, else the
   sharpest;
@@ -49,9 +50,10 @@ MC_Z = 4.0
 #: Draws of each proposal's pilot run, which picks the proposal for the MC_SAMPLES run (60 % of the cost of
 #: running both at full size).
 MC_PILOT = 2_000
-#: The mpmath series is a second route where Σσ is at most this (it runs in seconds there).
-MP_SERIES_MAX_SUM = 12.0
-MP_SERIES_MAX_K = 8
+#: The mpmath series is a second route where its degree at 20 digits needs at most this many partitions
+#: (with ≤ m parts, m the number of σ > 0): ≤ ~1 s a row (k = 8, σ_max = 3 spread: 15 226; k = 20,
+#: σ_max = 1: 1 597, degree 18 by the moment bound).
+MP_SERIES_MAX_PARTITIONS = 16_000
 #: Step budget of the holonomic cost table (enough for every m it lists at σ = 10·(1, …, 0.1)).
 _COST_MAX_STEPS = 20_000
 
@@ -83,7 +85,8 @@ def _mpmath_route(sig: np.ndarray, k: int, value: float):
         with mpmath.workdps(equal_spectrum_dps(float(sig[0]), k)):
             v = equal_spectrum_mp(float(sig[0]), k)
             return float(mpmath.log(v)), 1e-25 * (1 + abs(value)), "mpmath Bessel determinants"
-    if float(sig.sum()) <= MP_SERIES_MAX_SUM and k <= MP_SERIES_MAX_K:
+    degree = reference.reference_degree(float(sig.sum()), 20, c=mpmath.mpf(float(sig.max())) ** 2 / 2)
+    if reference._count_partitions(m, degree) <= MP_SERIES_MAX_PARTITIONS:
         v = reference.hyp0f1_reference(sig, k, dps=20)
         return float(mpmath.log(v)), 1e-17 * (1 + abs(value)), "mpmath series (20 digits)"
     return None
