@@ -287,10 +287,11 @@ def test_real_keys_do_not_depend_on_string_hashing():
     assert keys == {code_key(gelberg_digits.run)}
 
 
-def _budget_key_from_copy(tmp_path, planted: str = "", claims: str | None = None) -> str:
-    """The code key of the budget section's sweep function, computed by a fresh interpreter from a copy of the
-    package in ``tmp_path``; ``claims``: the shipped claims link then points to a file outside the package with
-    this text; ``planted``: a line run first (a defect of the key)."""
+def _keys_from_copy(tmp_path, targets, planted: str = "", claims: str | None = None, edit=None) -> list[str]:
+    """The code keys of the sweep functions ``targets`` ("module:function"), computed by a fresh interpreter from a
+    copy of the package in ``tmp_path``; ``claims``: the shipped claims link then points to a file outside the
+    package with this text; ``edit``: (file under symcheck/, old text, new text) applied to the copy; ``planted``:
+    a line run first (a defect of the key)."""
     import shutil
     from pathlib import Path
 
@@ -305,11 +306,23 @@ def _budget_key_from_copy(tmp_path, planted: str = "", claims: str | None = None
         link = copy / "symcheck" / "report" / "shipped" / "claims.json"
         link.unlink(missing_ok=True)
         link.symlink_to(tmp_path / "claims.json")
-    script = ("import symcheck.report.codekey as ck\n" + planted
-              + "from symcheck.report.sections.hyp0f1_budget import budget_part\nprint(ck.code_key(budget_part))")
+    if edit is not None:
+        file, old, new = edit
+        path = copy / "symcheck" / file
+        text = path.read_text()
+        assert text.count(old) == 1, (file, old)
+        path.write_text(text.replace(old, new))
+    script = "import importlib\nimport symcheck.report.codekey as ck\n" + planted + "".join(
+        f"print(ck.code_key(getattr(importlib.import_module({m!r}), {f!r})))\n"
+        for m, f in (target.split(":") for target in targets))
     env = {**os.environ, "PYTHONPATH": str(copy)}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=copy)
-    return out.stdout.strip()
+    return out.stdout.split()
+
+
+def _budget_key_from_copy(tmp_path, planted: str = "", claims: str | None = None) -> str:
+    """The budget section's sweep function's key from a copy of the package (`_keys_from_copy`)."""
+    return _keys_from_copy(tmp_path, ["symcheck.report.sections.hyp0f1_budget:budget_part"], planted, claims)[0]
 
 
 def test_keys_do_not_depend_on_where_the_checkout_lives(tmp_path):
@@ -345,3 +358,39 @@ def test_the_cache_reruns_a_sweep_only_after_an_edit_it_can_reach(tmp_path):
         cache.sweep("plant", _import(tmp_path / version, _sources(edit)), tasks, processes=1)
         hits[version] = cache.records["plant"].hits
     assert hits == {"base": 0, "unreached": 1, "reached": 0}
+
+
+def test_a_registration_reruns_only_the_sweeps_that_reach_the_registry(tmp_path):
+    """Editing how the holonomic method is registered (here its summary; in practice auto's step options) changes
+    the key of Moore's Fig. 4 fits, which dispatch through the registry, and not that of the digits MLPs, which only
+    import it. Planted: no registration functions declared (every importing sweep keyed by them)."""
+    targets = ["symcheck.experiments.gelberg_digits:run", "symcheck.experiments.moore_fig4:fit_matrix"]
+    edit = ("hyp0f1/methods.py", 'summary="holonomic gradient method:', 'summary="the holonomic gradient method:')
+    digits, fig4 = _keys_from_copy(tmp_path / "a", targets)
+    edited = _keys_from_copy(tmp_path / "b", targets, edit=edit)
+    assert edited[0] == digits and edited[1] != fig4
+    none = "ck.REGISTRATIONS = {}\n"
+    assert _keys_from_copy(tmp_path / "c", targets[:1], planted=none, edit=edit) != _keys_from_copy(
+        tmp_path / "d", targets[:1], planted=none)
+
+
+def test_methods_register_only_adds_to_its_registry():
+    """What `REGISTRATIONS` declares of `symcheck.hyp0f1.methods.register`: it changes no name of its module and no
+    value but `REGISTRY`, where it adds one entry."""
+    import numpy as np
+
+    from symcheck.hyp0f1 import methods
+    from symcheck.report.codekey import REGISTRATIONS
+
+    assert REGISTRATIONS["symcheck.hyp0f1.methods"] == {"register"}
+    before = dict(vars(methods))
+    entries = dict(methods.REGISTRY)
+    toy = methods.Method(name="toy-registration", summary="", evaluate=lambda flat, k: (np.zeros(len(flat)),) * 2,
+                         rigorous=False, error_kind="", domain=lambda flat, k, options=None: np.array([""] * len(flat)))
+    methods.register(toy)
+    try:
+        assert dict(vars(methods)).keys() == before.keys()
+        assert all(vars(methods)[name] is value for name, value in before.items())
+        assert methods.REGISTRY == {**entries, "toy-registration": toy}
+    finally:
+        methods.unregister("toy-registration")

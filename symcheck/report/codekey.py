@@ -61,7 +61,9 @@ trees: comments and blank lines do not count). Editing one of those reruns every
 imports it. An assignment to a plain name (`_TINY = float(np.finfo(float).tiny)`) is left out of
 this part: its value reaches a sweep only through code that reads the name, and then the walk
 counts the assignment (above); so a computed constant of the ₀F₁ kernels does not rerun the digits
-MLPs, which import but never read it.
+MLPs, which import but never read it. Calls of a registration function (`REGISTRATIONS`: it only adds
+an entry to its module's registry) are left out likewise for a module the walk does not reach; where
+it does reach the module (a sweep that dispatches through the registry), they count.
 
 What is not tracked
 -------------------
@@ -106,6 +108,12 @@ _DYNAMIC = frozenset({"getattr", "globals", "vars", "eval", "exec", "__import__"
 _FILE_READERS = frozenset({"open", "load", "loadtxt", "genfromtxt", "read_text", "read_bytes", "files", "__file__"})
 #: Libraries whose versions every cache entry records already (symcheck.report.cache).
 _IN_EVERY_KEY = frozenset({"numpy", "scipy", "numba"})
+#: Registration functions by module: a module-level call of one of them only adds an entry to a registry of
+#: that module (`symcheck.hyp0f1.methods.register` stores a `Method` in `REGISTRY` and does nothing else:
+#: `tests/test_cache_keys.py` checks it), so it can change a result only through code that reads the registry;
+#: the walk then reaches the module, whose statements count in full. Modules the walk does not reach leave
+#: these calls out of the import-closure statements (editing auto's holonomic step does not rerun the digits MLPs).
+REGISTRATIONS = {"symcheck.hyp0f1.methods": frozenset({"register"})}
 #: Deepest nesting of data followed (deeper values count as "deep", a recursion guard).
 _DATA_DEPTH = 32
 #: The folder holding the ``symcheck`` package: paths inside it are keyed relative to it, so a key does not
@@ -174,8 +182,9 @@ def _imports(code: types.CodeType, package: str | None) -> set[str]:
     return out
 
 
-def _module_statements(path: Path) -> list[ast.stmt]:
-    """The module-level statements of the file at ``path`` that every key holds (module docstring)."""
+def _module_statements(path: Path, registrations: frozenset = frozenset()) -> list[ast.stmt]:
+    """The module-level statements of the file at ``path`` that every key holds (module docstring), without the
+    calls of the functions named in ``registrations`` (`REGISTRATIONS`, for a module the walk did not reach)."""
     tree = ast.parse(path.read_bytes())
     kept = []
     for i, node in enumerate(tree.body):
@@ -183,6 +192,9 @@ def _module_statements(path: Path) -> list[ast.stmt]:
             continue
         if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id in registrations):
+            continue
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if all(isinstance(t, ast.Name) for t in targets):
@@ -529,8 +541,11 @@ def reached(fn) -> dict[str, str]:
                     if p.is_file() and p.suffix not in {".py", ".pyc", ".nbi", ".nbc"} and "__pycache__" not in p.parts
                     and p.resolve().is_relative_to(folder.resolve())]
             parts[f"<files of package> {module}"] = _sha("".join(_path_token(p) for p in data))
-    statements = [f"{name}:{_sha(chr(10).join(ast.dump(n, annotate_fields=False) for n in _module_statements(path)))}"
-                  for name, path in sorted(_import_closure(walk.root_module, walk.roots).items())]
+    statements = []
+    for name, path in sorted(_import_closure(walk.root_module, walk.roots).items()):
+        skipped = frozenset() if name in walk.touched else REGISTRATIONS.get(name, frozenset())
+        dumps = (ast.dump(n, annotate_fields=False) for n in _module_statements(path, skipped))
+        statements.append(f"{name}:{_sha(chr(10).join(dumps))}")
     parts["<module statements>"] = _sha("\n".join(statements))
     versions = []
     for top in sorted(walk.external):
