@@ -218,6 +218,13 @@ def test_truncation_bound_catches_a_moment_constant_10_percent_small(monkeypatch
     assert_fails("hyp0f1.series.truncation-bound")
 
 
+def test_trace_moments_catch_moments_of_the_next_dimension(monkeypatch):
+    # Bessel determinants of O(k + 1) in place of O(k): the Gaussian moments would hold one m further
+    original = hyp0f1_series.equal_spectrum_mp
+    monkeypatch.setattr(hyp0f1_series, "equal_spectrum_mp", lambda s, k: original(s, k + 1))
+    assert_fails("hyp0f1.series.trace-moments")
+
+
 def test_series_gradient_catches_a_1e9_relative_error(monkeypatch):
     monkeypatch.setattr(closed_form, "grad_log_hyp0f1_exact", scaled(closed_form.grad_log_hyp0f1_exact, 1 + 1e-9))
     assert_fails("hyp0f1.series.gradient-closed-forms")

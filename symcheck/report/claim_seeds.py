@@ -36,7 +36,7 @@ SEED_INDEPENDENT = frozenset([
     "gelberg.sec5.grid-ground-truth", "gelberg.table2.sgm-test-mse", "gelberg.table3.symmetrized-elbo",
     "gelberg.thm43.bias-law", "gelberg.thm43.monotone-in-K", "gelberg.thm43.upper-bound",
     "hyp0f1.asymptotic.error-rate", "hyp0f1.asymptotic.exact-agreement", "hyp0f1.asymptotic.hankel-k2",
-    "hyp0f1.exact.rank-one-quadrature", "hyp0f1.series.reference-o3-quadrature", "moore.eq5.bound",
+    "hyp0f1.exact.rank-one-quadrature", "hyp0f1.series.reference-o3-quadrature", "hyp0f1.series.trace-moments", "moore.eq5.bound",
     "moore.eq7.exact-at-zero", "moore.eq7.pair-product", "moore.eq7.yhat", "moore.fig2.ring",
     "moore.fig3.predictive-mean", "moore.fn1.symmetry-counting", "turner.eq10.ar1-pair", "turner.eq15.binary-joint",
     "turner.eq17.fixed-point", "turner.eq18.symmetry-breaking", "turner.eq4.two-axis-covariance",
