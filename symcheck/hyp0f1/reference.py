@@ -42,7 +42,8 @@ Truncation: degree M is the smallest with s^{2M+2}/(2M+2)!/(1 − s²/((2M+3)(2M
 :mod:`symcheck.hyp0f1.series`: the degree-m part is ∫(tr ATᵀ)^{2m}/(2m)! dT ≤ s^{2m}/(2m)!, and
 ≤ c^m/m! because the part is non-decreasing in each σᵢ and the moments of tr T over O(k) are at
 most those of N(0, 1); the partial sum is ≥ 1). The second bound is what lets the reference reach
-k = 20 at σ_max = 1 (degree 17 at dps = 20, against 40 for the first); it is checked without
+k = 20 at σ_max = 1 (degree 18 at dps = 20, against 27–45 for the first on the report's spread, two-cluster
+and equal rows); it is checked without
 this module against Bessel determinants for equal σ (``tests/test_hyp0f1_series.py``).
 
 Valid range: the cost grows with the number of partitions with ≤ m parts of size ≤ M (m the
@@ -69,7 +70,7 @@ import numpy as np
 from symcheck._checks import as_sigma, check_int
 from symcheck.hyp0f1.bounded_cache import SizeBoundedCache
 
-__all__ = ["MAX_DEGREE", "MAX_DPS", "MAX_PARTITIONS", "hyp0f1_reference", "reference_degree"]
+__all__ = ["MAX_DEGREE", "MAX_DPS", "MAX_PARTITIONS", "degree_for", "hyp0f1_reference", "reference_degree"]
 
 #: Largest number of partitions (≤ k parts, size ≤ M) the reference accepts.
 MAX_PARTITIONS = 40_000
@@ -242,6 +243,12 @@ def _cached_coefficients(k: int, parts: int, degree: int, prec: int) -> list[dic
     return _CACHE.get((k, parts, prec), extend)
 
 
+def degree_for(sig: np.ndarray, dps: int, cap: int | None = None) -> int:
+    """`reference_degree` of one σ vector (float64, ≥ 0): at s = Σσ and c = σ_max²/2, the degree
+    :func:`hyp0f1_reference` sums at ``dps`` digits (``cap + 1`` past ``cap``)."""
+    return reference_degree(float(np.sum(sig)), dps, cap, c=mpmath.mpf(float(np.max(sig))) ** 2 / 2)
+
+
 def hyp0f1_reference(sigma, k, dps: int = 50) -> mpmath.mpf:
     """₀F₁(k/2; AAᵀ/4) (not its log) for one σ vector, correct to about ``dps`` digits.
 
@@ -272,7 +279,7 @@ def hyp0f1_reference(sigma, k, dps: int = 50) -> mpmath.mpf:
     s = float(np.sum(sig))
     parts = max(int(np.count_nonzero(sig)), 1)  # partitions with more parts have m_λ(x) = 0
     cap = _degree_cap(parts)
-    degree = reference_degree(s, dps, cap, c=mpmath.mpf(float(np.max(sig))) ** 2 / 2)
+    degree = degree_for(sig, dps, cap)
     if degree > cap:
         raise ValueError(f"sigma: Σσ = {s:.4g} needs a degree above {cap} at dps={dps}, i.e. more than "
                          f"MAX_PARTITIONS={MAX_PARTITIONS} partitions with <= {parts} parts or more than "

@@ -85,8 +85,7 @@ def _mpmath_route(sig: np.ndarray, k: int, value: float):
         with mpmath.workdps(equal_spectrum_dps(float(sig[0]), k)):
             v = equal_spectrum_mp(float(sig[0]), k)
             return float(mpmath.log(v)), 1e-25 * (1 + abs(value)), "mpmath Bessel determinants"
-    degree = reference.reference_degree(float(sig.sum()), 20, c=mpmath.mpf(float(sig.max())) ** 2 / 2)
-    if reference._count_partitions(m, degree) <= MP_SERIES_MAX_PARTITIONS:
+    if reference._count_partitions(m, reference.degree_for(sig, 20)) <= MP_SERIES_MAX_PARTITIONS:
         v = reference.hyp0f1_reference(sig, k, dps=20)
         return float(mpmath.log(v)), 1e-17 * (1 + abs(value)), "mpmath series (20 digits)"
     return None
