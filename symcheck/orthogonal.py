@@ -55,6 +55,7 @@ from scipy import special
 from symcheck._checks import (
     as_finite_array,
     check_alloc,
+    check_bool,
     check_choice,
     check_finite_result,
     check_int,
@@ -63,6 +64,7 @@ from symcheck._checks import (
     check_sigma_sum,
 )
 from symcheck._mc import log_mean_exp_se, mean_se
+from symcheck.evidence import gamma
 from symcheck.gaussian import gaussian_logpdf
 from symcheck.groups import Group, _act_batch
 from symcheck.haar import haar_orthogonal
@@ -81,6 +83,12 @@ EQUATIONS = {"moore_r": ("moore", "eq. (6)"), "moore_kl": ("moore", "eq. (6)"), 
 
 _LOG_2PI = math.log(2.0 * math.pi)
 EPS = np.finfo(float).eps
+_U = EPS / 2
+#: p(k)/k in the singular-value error |σ̂ᵢ − σᵢ| ≤ p(k)·u·σ_max of ``np.linalg.svd`` (LAPACK dgesdd, normwise
+#: backward stable; LAPACK gives no constant). Measured against mpmath.svd_r at 40 digits on 300 k×k matrices
+#: (k = 2–20; Gaussian, columns graded over 1e-8, rank-deficient times 1e3): at most 1.94·k (k = 2), 0.36·k
+#: at k = 20. 16 leaves a margin of 8 (the same constant as :mod:`symcheck.kl` allows ``eigvalsh``).
+_SVD_PER_K = 16
 #: Relative error the O(2) trapezoid rule is asked for (a rigorous bound, see _o2_nodes).
 O2_QUADRATURE_RTOL = 1e-15
 #: Largest number of trapezoid nodes per coset (about 10⁶: harmonic amplitudes up to ~10¹⁰).
@@ -206,26 +214,57 @@ def _singular_values(B):
     return np.where(sig <= B.shape[-1] * EPS * sig[..., :1], 0.0, sig)
 
 
-def _log0f1_of(B, k, method, options, names):
-    """log ₀F₁(k/2; BBᵀ/4) for a batch of B; ValueErrors about σ are reported against ``names``."""
+def _log0f1_of(B, k, method, options, names, b_error=None):
+    """log ₀F₁(k/2; BBᵀ/4) for a batch of B; ValueErrors about σ are reported against ``names``.
+
+    With ``b_error`` (a bound on ‖B̂ − B‖_F per batch entry, B̂ the computed B) it returns
+    ``(value, error)``: the ₀F₁ method's figure at the computed σ̂, plus the change of log ₀F₁ from σ
+    to σ̂. Every ∂ log ₀F₁/∂σᵢ = E[Tᵢᵢ] under a tilted Haar measure lies in [−1, 1], so that change is at
+    most Σᵢ|σ̂ᵢ − σᵢ| ≤ √k‖B̂ − B‖_F (Mirsky) + the SVD's own error, k·p(k)·u·σ_max (`_SVD_PER_K`),
+    + the values `_singular_values` sets to 0 (at most k·2u·σ_max each).
+    """
     check_finite_result(B, names, "B = MᵀX/c")
     sig = _singular_values(B)
     check_sigma_sum(sig, f"{names} (through sigma, the singular values of B = MᵀX/c)")
     try:
-        return log_hyp0f1(sig, k, method=method, **options)
+        if b_error is None:
+            return log_hyp0f1(sig, k, method=method, **options)
+        value, error = log_hyp0f1(sig, k, method=method, return_error=True, **options)
     except ValueError as err:
         if str(err).startswith("sigma"):
             raise ValueError(f"{names} (through sigma, the singular values of B = MᵀX/c): {err}") from None
         raise
+    moved = math.sqrt(k) * b_error + k * (_SVD_PER_K * k + 2 * k) * _U * np.max(sig, axis=-1, initial=0.0)
+    return value, error + moved
 
 
-def _log_qtilde_isotropic(X, M, c, method, options, names):
+def _cross_error(X, M, c, extra: int = 0):
+    """A bound on ‖B̂ − B‖_F for B̂ = fl(fl(MᵀX)/c) per batch entry of X: each entry of the product is
+    an N-term dot product (error ≤ γ_N (|M|ᵀ|X|)ᵢⱼ, Higham 2002 eq. (3.5)) divided by c (u), and
+    ‖|M|ᵀ|X|‖_F ≤ ‖M‖_F‖X‖_F; ``extra`` further roundings per entry."""
+    with np.errstate(over="ignore"):
+        norms = math.sqrt(float(np.sum(M * M))) * np.sqrt(np.sum(X * X, axis=(-2, -1)))
+    return gamma(M.shape[0] + 1 + extra) * norms / c
+
+
+def _log_qtilde_isotropic(X, M, c, method, options, names, want_error=False):
+    """log q̃ for var = cI (module docstring), and with ``want_error`` its error figure (else None):
+    the ₀F₁ part (:func:`_log0f1_of`), the rounding of ‖X‖² + ‖M‖² (an (Nk + 1)-term sum of squares, then
+    halved and divided by c: γ_{Nk+3}) and of (Nk/2) log 2πc (log to 1 ulp, a sum and a product: 4u),
+    and of the two final additions (2u times the sum of the magnitudes)."""
     k = M.shape[1]
     with np.errstate(over="ignore"):
         B = _cross(M, X) / c
         sq = np.sum(X * X, axis=(-2, -1)) + np.sum(M * M)
-    log0f1 = _log0f1_of(B, k, method, options, names)
-    return -0.5 * sq / c - 0.5 * M.size * (_LOG_2PI + math.log(c)) + log0f1
+    norm = 0.5 * M.size * (_LOG_2PI + math.log(c))
+    if not want_error:
+        log0f1 = _log0f1_of(B, k, method, options, names)  # first: it refuses a B beyond float64
+        return -0.5 * sq / c - norm + log0f1, None
+    log0f1, error = _log0f1_of(B, k, method, options, names, _cross_error(X, M, c))
+    quad = 0.5 * sq / c
+    error = (error + gamma(M.size + 3) * quad + 4 * _U * 0.5 * M.size * (_LOG_2PI + abs(math.log(c)))
+             + 2 * _U * (quad + abs(norm) + np.abs(log0f1)))
+    return -quad - norm + log0f1, error
 
 
 def _o2_harmonics(X, M, V):
@@ -283,8 +322,9 @@ def _o2_nodes(rho1, rho2, rtol=O2_QUADRATURE_RTOL, names="X, mean, var"):
         n *= 2
 
 
-def _log_qtilde_o2(X, M, V, names="X, mean, var"):
-    """log q̃ for k = 2 and any elementwise V: both cosets by the trapezoid rule in θ."""
+def _log_qtilde_o2(X, M, V, names="X, mean, var", want_error=False):
+    """log q̃ for k = 2 and any elementwise V: both cosets by the trapezoid rule in θ; with ``want_error``
+    also its error figure (:func:`_o2_error`), else None."""
     flip = np.array([1.0, -1.0])
     with np.errstate(over="ignore", invalid="ignore"):
         cosets = [_o2_harmonics(X, M, V), _o2_harmonics(X * flip, M, V)]  # R(θ) and R(θ)·diag(1, −1)
@@ -298,10 +338,50 @@ def _log_qtilde_o2(X, M, V, names="X, mean, var"):
     for a0, a1, b1, a2, b2 in cosets:
         h = (a1[..., None] * c1 + b1[..., None] * s1 + a2[..., None] * c2 + b2[..., None] * s2)
         logs.append(a0 + special.logsumexp(h, axis=-1))
-    return np.logaddexp(logs[0], logs[1]) - math.log(2.0 * n)
+    out = np.logaddexp(logs[0], logs[1]) - math.log(2.0 * n)
+    return out, (_o2_error(X, M, V, cosets[0], n, out) if want_error else None)
 
 
-def orthogonal_logpdf(X, mean, var, method: str = "auto", **options) -> np.ndarray:
+def _o2_error(X, M, V, harmonics, n, out):
+    """Error figure of :func:`_log_qtilde_o2`: the quadrature's relative error (at most
+    ``O2_QUADRATURE_RTOL``, a proven bound: log error ≤ rtol/(1 − rtol)), plus float64 rounding.
+
+    Rounding, by the standard model (Higham 2002, Ch. 3; both cosets have the same magnitudes):
+    the harmonics are N-term sums of products of ≤ 5 rounded factors (γ_{N+6} times the sum of the
+    magnitudes of their terms; p₁ − p₂ is bounded absolutely by u(|p₁| + |p₂|), since it may cancel);
+    the nodes' cos/sin and the four products and additions of h(θ) (6u times the amplitudes); the
+    log-sum-exp (numpy's pairwise sum of n terms: blocks of ≤ 128 in 8 interleaved partial sums, then
+    halving, so γ_{16 + log₂ n}; each exp to 1 ulp after a subtraction within the range of h, ≤ 2(ρ₁ + ρ₂));
+    and the final log-add-exp and subtraction of log 2n (4u times the magnitudes).
+    """
+    p1, p2 = 1.0 / V[:, 0], 1.0 / V[:, 1]
+    m1, m2 = M[:, 0], M[:, 1]
+    x1, x2 = np.abs(X[..., 0]), np.abs(X[..., 1])
+    g = gamma(M.shape[0] + 6)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d_a0 = g * 0.5 * (np.sum(0.5 * (p1 + p2) * (x1 * x1 + x2 * x2), axis=-1)
+                          + np.sum(p1 * m1 * m1 + p2 * m2 * m2) + np.sum(np.abs(np.log(V))) + V.size * _LOG_2PI)
+        d_ab1 = 2 * g * np.sum(np.abs(p1 * m1) * x1 + np.abs(p2 * m2) * x2, axis=-1)
+        d_ab2 = g * np.sum((p1 + p2) * (0.25 * (x1 * x1 + x2 * x2) + 0.5 * x1 * x2), axis=-1)
+        a0, a1, b1, a2, b2 = harmonics
+        amp = np.abs(a1) + np.abs(b1) + np.abs(a2) + np.abs(b2)
+        lse = gamma(16 + math.ceil(math.log2(n))) + 2 * _U * (1.0 + 2 * amp)
+        rounding = d_a0 + d_ab1 + d_ab2 + 6 * _U * amp + lse + 4 * _U * (np.abs(out) + np.abs(a0) + math.log(2.0 * n))
+    return O2_QUADRATURE_RTOL / (1.0 - O2_QUADRATURE_RTOL) + rounding
+
+
+def _o1_error(X, M, V, out):
+    """Error figure of the two-point mixture (k = 1, any variance): each log q*(±X) = −½Σ[(x ∓ μ)²/v +
+    log 2πv] to γ_{N+6} times the sum of its terms' magnitudes (a difference, a square, a division, a
+    log to 1 ulp, a product and an addition per row, then an N-term sum), then log-add-exp and −log 2
+    (4u times the result's magnitude)."""
+    with np.errstate(over="ignore"):
+        terms = [0.5 * np.sum((sign * X - M) ** 2 / V + np.abs(np.log(2 * np.pi * V)), axis=(-2, -1))
+                 for sign in (1.0, -1.0)]
+    return gamma(M.shape[0] + 6) * np.maximum(*terms) + 4 * _U * (np.abs(out) + math.log(2.0))
+
+
+def orthogonal_logpdf(X, mean, var, method: str = "auto", *, return_error: bool = False, **options):
     """Exact log q̃(X) = log ∫_{O(k)} N(X Tᵀ; M, V) dT (Moore 2016, App. A), batched.
 
     Parameters
@@ -315,19 +395,30 @@ def orthogonal_logpdf(X, mean, var, method: str = "auto", **options) -> np.ndarr
     method : str
         ₀F₁ method for the isotropic case (see :func:`symcheck.log_hyp0f1`); ``options``
         are passed to it. Ignored for a non-isotropic ``var``.
+    return_error : bool
+        Also return an error figure per point: a bound on |value − log q̃(X)| (absolute, in log q̃)
+        for the given float64 inputs (Notes).
 
     Returns
     -------
-    ndarray, shape X.shape[:-2]
+    value : ndarray, shape X.shape[:-2]
+    error : ndarray, shape X.shape[:-2]
+        Only with ``return_error``.
 
     Notes
     -----
     Isotropic (any k): log q̃ = −(‖X‖² + ‖M‖²)/(2c) − (Nk/2) log 2πc + log ₀F₁(k/2; BBᵀ/4),
     B = MᵀX/c (the corrected App. A form; see the module docstring). Exact as far as the
     ₀F₁ method is: "exact"/"series" to ~1e-14; "auto" falls back to the Laplace
-    approximation where the series is too long (large ‖B‖, k >= 3). Everything is in log
-    space: no overflow for ‖M‖/√c up to 10³ or more and c down to 1e-8; the absolute error
-    of the sum of the two large terms is about (‖X‖² + ‖M‖²)/c · 4 eps.
+    approximation where no other route reaches (then the error figure is inf). Everything is in log
+    space: no overflow for ‖M‖/√c up to 10³ or more and c down to 1e-8.
+
+    Error figure (isotropic): the ₀F₁ method's own figure (a proven bound for "series" and the closed
+    forms, an estimate for "holonomic", "asymptotic" and "mc", inf for "laplace"), plus Σᵢ|σ̂ᵢ − σᵢ| for
+    the singular values σ̂ of the computed B (|∂ log ₀F₁/∂σᵢ| ≤ 1: from ‖B̂ − B‖_F ≤ γ_{N+1}‖M‖_F‖X‖_F/c
+    and the SVD's backward error, whose LAPACK constant is measured, not proven), plus the rounding of
+    the Gaussian terms, about (‖X‖² + ‖M‖²)/c · (Nk + 3)u: where those terms nearly cancel
+    log ₀F₁ (‖M‖/√c large) that rounding is the whole error.
 
     Non-isotropic, k = 1: O(1) = {±1}, q̃ = ½[q*(X) + q*(−X)].
     Non-isotropic, k = 2: ½ × the mean over θ of q*(X R(θ)ᵀ) and of q*(X diag(1,−1) R(θ)ᵀ)
@@ -336,26 +427,30 @@ def orthogonal_logpdf(X, mean, var, method: str = "auto", **options) -> np.ndarr
     density h(θ) is a trigonometric polynomial of degree 2 whose coefficients are formed
     once, so the cost is O(N) + O(nodes) per point.
     Non-isotropic, k >= 3: no exact route; ValueError (use :func:`orthogonal_logpdf_mc`).
+    Their error figures: the rounding of the Gaussian log densities (k = 1), and the trapezoid
+    rule's proven bound plus the rounding of its harmonics and sums (k = 2; :func:`_o2_error`).
     """
-    return _logpdf(X, mean, var, method, options, "X")
+    return _logpdf(X, mean, var, method, options, "X", check_bool(return_error, "return_error"))
 
 
-def _logpdf(X, mean, var, method, options, xname):
+def _logpdf(X, mean, var, method, options, xname, want_error=False):
     """:func:`orthogonal_logpdf` with the points' argument called ``xname`` in error messages."""
     M, V, iso = _validate_base(mean, var)
     X = _check_points(X, M, xname)
     k = M.shape[1]
     names = f"{xname}, mean, var"
     if iso:
-        out = _log_qtilde_isotropic(X, M, float(V.flat[0]), method, options, names)
+        out, error = _log_qtilde_isotropic(X, M, float(V.flat[0]), method, options, names, want_error)
     elif k == 1:
         out = np.logaddexp(gaussian_logpdf(X, M, V), gaussian_logpdf(-X, M, V)) - math.log(2.0)
+        error = _o1_error(X, M, V, out) if want_error else None
     elif k == 2:
-        out = _log_qtilde_o2(X, M, V, names)
+        out, error = _log_qtilde_o2(X, M, V, names, want_error)
     else:
         raise ValueError(f"var: exact log q̃ for O({k}) with a non-isotropic variance exists only for k <= 2; "
                          "use orthogonal_logpdf_mc")
-    return check_finite_result(out, names, "log q̃")
+    out = check_finite_result(out, names, "log q̃")
+    return (out, np.asarray(error, dtype=float)) if want_error else out
 
 
 # =====================================================================================
@@ -431,7 +526,7 @@ def orthogonal_logpdf_mc(X, mean, var, n_samples, rng):
 # =====================================================================================
 
 
-def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options) -> np.ndarray:
+def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", *, return_error: bool = False, **options):
     """Moore's r_θ(X) = −log ∫ q*(XTᵀ)/q*(X) dT for the isotropic base N(M, cI).
 
     Parameters
@@ -448,13 +543,20 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options
         ₀F₁ method, see :func:`symcheck.log_hyp0f1`; ``options`` are passed to it.
         Listing 1's ``gaussian_orthog_stochastic_kl`` is
         ``moore_r(X, M, c, form="printed", method="laplace", variant="listing")``.
+    return_error : bool
+        Also return an error figure per point: a bound on |value − r(X)| for the chosen ``form`` (the
+        ₀F₁ method's figure, inf for "laplace"; the rounding of B, of its trace and of the difference;
+        as in :func:`orthogonal_logpdf`).
 
     Returns
     -------
-    ndarray, shape X.shape[:-2]
+    value : ndarray, shape X.shape[:-2]
         One Monte Carlo term of eq. (6): KL[q*‖q̃] = E_{X~q*} r(X).
+    error : ndarray, shape X.shape[:-2]
+        Only with ``return_error``.
     """
     check_choice(form, "form", FORMS)
+    want_error = check_bool(return_error, "return_error")
     c = check_positive_float(c, "c")
     M, _, _ = _validate_base(mean, c)
     X = _check_points(X, M)
@@ -463,13 +565,26 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", **options
         if form == "printed":
             B = 0.5 * (B + np.swapaxes(B, -1, -2))
     names = "X, mean, c"
-    log0f1 = _log0f1_of(B, M.shape[1], method, options, names)
+    if want_error:  # the printed form's symmetrisation rounds once more
+        log0f1, error = _log0f1_of(B, M.shape[1], method, options, names,
+                                   _cross_error(X, M, c, extra=int(form == "printed")))
+    else:
+        log0f1 = _log0f1_of(B, M.shape[1], method, options, names)
     with np.errstate(over="ignore", invalid="ignore"):  # a result beyond float64 is refused just below
-        r = np.trace(B, axis1=-2, axis2=-1) - log0f1
-    return check_finite_result(r, names, "r(X)")
+        trace = np.trace(B, axis1=-2, axis2=-1)
+        r = trace - log0f1
+    r = check_finite_result(r, names, "r(X)")
+    if not want_error:
+        return r
+    k = M.shape[1]
+    with np.errstate(over="ignore"):  # tr B̂: k diagonal dot products (γ_{N+1} each), summed (γ_k)
+        diag = np.sum(np.abs(M) * np.abs(X), axis=(-2, -1)) / c
+    error = error + gamma(M.shape[0] + k + 2) * diag + 2 * _U * (np.abs(trace) + np.abs(log0f1))
+    return r, np.asarray(error, dtype=float)
 
 
-def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "auto", **options):
+def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "auto", *, return_error: bool = False,
+             **options):
     """Moore's stochastic estimate of KL[q*‖q̃] (eq. (6)): the mean of r_θ(X) over X ~ q*.
 
     Parameters
@@ -482,19 +597,32 @@ def moore_kl(mean, c, n_samples, rng, form: str = "corrected", method: str = "au
     rng : numpy.random.Generator or int
     form, method, options
         As in :func:`moore_r`.
+    return_error : bool
+        Also return a bound on the systematic error of the estimate: |estimate − mean of the exact
+        r(X) over the same draws| ≤ the mean of :func:`moore_r`'s figures + γ_n times the mean |r|
+        (the sum). inf where a figure is (``method="laplace"``, or "auto" where only Laplace reaches).
 
     Returns
     -------
     kl, standard_error : float
         With ``form="corrected"`` and an exact ₀F₁ method, an unbiased estimate of
         KL[q*‖q̃] >= 0 with its standard error.
+    bias_bound : float
+        Only with ``return_error``.
     """
+    want_error = check_bool(return_error, "return_error")
     c = check_positive_float(c, "c")
     M, _, _ = _validate_base(mean, c)
     n = check_int(n_samples, "n_samples", minimum=2)
     check_alloc(n * M.size, "n_samples")
     gen = check_rng(rng)
     X = M + math.sqrt(c) * gen.standard_normal((n,) + M.shape)
-    kl, se = mean_se(moore_r(X, M, c, form=form, method=method, **options))
+    if want_error:
+        r, r_error = moore_r(X, M, c, form=form, method=method, return_error=True, **options)
+    else:
+        r = moore_r(X, M, c, form=form, method=method, **options)
+    kl, se = mean_se(r)
     check_finite_result((kl, se), "mean, c", "the KL estimate or its standard error")
-    return float(kl), float(se)
+    if not want_error:
+        return float(kl), float(se)
+    return float(kl), float(se), float(np.mean(r_error) + gamma(n + 1) * np.mean(np.abs(r)))

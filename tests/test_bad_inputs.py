@@ -289,6 +289,9 @@ BOOL_FLAGS = [
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_error"),
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
     (kl_gaussian, {"m0": np.zeros(2), "S0": np.eye(2), "m1": np.ones(2), "S1": np.ones(2)}, "return_error"),
+    (symcheck.orthogonal_logpdf, {"X": np.eye(2), "mean": np.eye(2), "var": 1.0}, "return_error"),
+    (symcheck.moore_r, {"X": np.eye(2), "mean": np.eye(2), "c": 1.0}, "return_error"),
+    (symcheck.moore_kl, {"mean": np.eye(2), "c": 1.0, "n_samples": 4, "rng": 0}, "return_error"),
 ]
 
 
