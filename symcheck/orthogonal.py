@@ -259,11 +259,13 @@ def _log_qtilde_isotropic(X, M, c, method, options, names, want_error=False):
     norm = 0.5 * M.size * (_LOG_2PI + math.log(c))
     if not want_error:
         log0f1 = _log0f1_of(B, k, method, options, names)  # first: it refuses a B beyond float64
-        return -0.5 * sq / c - norm + log0f1, None
+        with np.errstate(over="ignore"):  # ‖X‖²/c beyond float64: log q̃ = −inf, refused by the caller
+            return -0.5 * sq / c - norm + log0f1, None
     log0f1, error = _log0f1_of(B, k, method, options, names, _cross_error(X, M, c))
-    quad = 0.5 * sq / c
-    error = (error + gamma(M.size + 3) * quad + 4 * _U * 0.5 * M.size * (_LOG_2PI + abs(math.log(c)))
-             + 2 * _U * (quad + abs(norm) + np.abs(log0f1)))
+    with np.errstate(over="ignore"):
+        quad = 0.5 * sq / c
+        error = (error + gamma(M.size + 3) * quad + 4 * _U * 0.5 * M.size * (_LOG_2PI + abs(math.log(c)))
+                 + 2 * _U * (quad + abs(norm) + np.abs(log0f1)))
     return -quad - norm + log0f1, error
 
 

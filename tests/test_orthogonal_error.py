@@ -203,3 +203,17 @@ def test_planted_printed_form_is_caught():
         misses += _misses(value, error, [_reference_r(x, m, c, printed=False)])
     assert misses
 
+
+
+@pytest.mark.parametrize("return_error", [False, True])
+def test_log_density_beyond_float64_raises_without_warning(return_error):
+    """‖X‖²/c beyond float64 (while B = MᵀX/c is tiny): a ValueError naming the inputs, no RuntimeWarning
+    (the overflow of −‖X‖²/2c escaped as a warning before the finiteness check)."""
+    import warnings
+
+    m, x = np.full((2, 2), 1e-200), np.full((2, 2), 1e153)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for args in ((x, m, 1e-3), (x[:, :1], m[:, :1], np.array([1e-3]))):
+            with pytest.raises(ValueError, match="X, mean, var: log q̃ is not finite"):
+                orthogonal_logpdf(*args, return_error=return_error)
