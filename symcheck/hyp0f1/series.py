@@ -843,10 +843,14 @@ def _feasible_degrees(n_vars: np.ndarray) -> np.ndarray:
     return np.array([max_feasible_degree(int(m)) for m in values], dtype=np.int64)[index.reshape(n_vars.shape)]
 
 
+def _tail_proxies(flat, k):
+    """(Σσ, v, c) per row: the three quantities the tail bounds take (:func:`log_tail_bound`)."""
+    return flat.sum(axis=1), variance_proxy(flat, k), gaussian_proxy(flat)
+
+
 def _degrees_within(flat, k, rtol, cap) -> np.ndarray:
     """Per row, the smallest degree with tail bound ≤ rtol, searched up to cap[row] (cap + 1 if none)."""
-    s = flat.sum(axis=1)
-    v, c = variance_proxy(flat, k), gaussian_proxy(flat)
+    s, v, c = _tail_proxies(flat, k)
     need = np.empty(flat.shape[0], dtype=np.int64)
     for top in np.unique(cap):
         rows = cap == top
@@ -934,10 +938,10 @@ def rounding_bound(k, degree, n_vars=None) -> float:
 
 
 def _error_bound(flat, deg, logval, rounding_k) -> np.ndarray:
-    s = flat.sum(axis=1)
+    s, v, c = _tail_proxies(flat, flat.shape[1])
     # rows with s = 0 or degree 0 return log 1 = 0 exactly: no rounding
     gamma = np.where((s == 0) | (deg == 0), 0.0, _gamma(rounding_k))
-    log_tail = log_tail_bound(s, deg, variance_proxy(flat, flat.shape[1]), gaussian_proxy(flat))
+    log_tail = log_tail_bound(s, deg, v, c)
     rel_tail = np.exp(log_tail - logval) / (1.0 - gamma)
     return rel_tail + gamma
 
@@ -1053,8 +1057,7 @@ def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
     grad, rounding_k = _evaluate(flat, k, deg, grad=True)
     logval, _ = _evaluate(flat, k, deg, grad=False)
     gamma = _gamma(rounding_k)[:, None]
-    s = flat.sum(axis=1)
-    v, c = variance_proxy(flat, k), gaussian_proxy(flat)
+    s, v, c = _tail_proxies(flat, k)
     tail = np.exp(log_tail_bound(s, deg, v, c) - logval)
     gtail = np.exp(log_grad_tail_bound(s, deg, v, c, k) - logval)
     err = np.max(gtail[:, None] + (tail[:, None] + 2.0 * gamma) * np.abs(grad), axis=1)
