@@ -7,8 +7,9 @@ MathML in the HTML). A section may write PNG plots and JSON beside it through ``
 Adding a section is adding a module; nothing else changes. Optional: ``sweeps(ctx)`` (the section's
 cached sweeps as ``(name, fn, tasks)``, which ``render`` fetches with ``ctx.sweep``: the report runs
 every section's sweeps in one pool while it runs the claims and the other sections), ``TASK_SECONDS``
-(a typical task's cost: longer sweeps start first), ``AFTER_CLAIMS = True`` (its sweeps run the claims:
-their tasks start once the report's own claims have compiled the kernels) and ``TIMED = True`` (the section
+(a typical task's cost: longer sweeps start first), ``AFTER_CLAIMS = True`` (its sweeps run the claims, or
+the kernels the claims compile: their tasks start once the report's own claims have compiled them, while the
+other sweeps' tasks keep the pool busy) and ``TIMED = True`` (the section
 measures speed: it renders last, alone on an idle machine, with the kernels the sweeps compiled already in
 Numba's cache).
 

@@ -25,6 +25,9 @@ ORDER = 10
 TITLE = "₀F₁(k/2; AAᵀ/4): accuracy and cost of each method"
 #: Seconds of a typical sweep task (up to 35 s (k = 8)): the report starts longer sweeps first.
 TASK_SECONDS = 10.0
+#: Its tasks start once the report's own claims have compiled the ₀F₁ kernels it shares with them
+#: (:data:`symcheck.report.sections.hyp0f1_budget.AFTER_CLAIMS`).
+AFTER_CLAIMS = True
 
 def report_methods() -> dict:
     """Label → options of every route the section compares: each registered method's labelled

@@ -41,6 +41,9 @@ ORDER = 11
 TITLE = "₀F₁ to 1e-10: the accuracy goal for k ≤ 20, σ ≤ 1e4"
 #: Seconds of a typical sweep task (one input: 0.01 s to 10 s): the report starts longer sweeps first.
 TASK_SECONDS = 1.0
+#: Its tasks start once the report's own claims have compiled the ₀F₁ kernels it shares with them
+#: (:data:`symcheck.report.sections.hyp0f1_budget.AFTER_CLAIMS`).
+AFTER_CLAIMS = True
 
 GOAL = methods.AUTO_RTOL
 #: Monte Carlo draws of the statistical second route, and its agreement allowance in standard errors
