@@ -242,9 +242,16 @@ def _cross_error(X, M, c, extra: int = 0):
     """A bound on ‖B̂ − B‖_F for B̂ = fl(fl(MᵀX)/c) per batch entry of X: each entry of the product is
     an N-term dot product (error ≤ γ_N (|M|ᵀ|X|)ᵢⱼ, Higham 2002 eq. (3.5)) divided by c (u), and
     ‖|M|ᵀ|X|‖_F ≤ ‖M‖_F‖X‖_F; ``extra`` further roundings per entry."""
-    with np.errstate(over="ignore"):
-        norms = math.sqrt(float(np.sum(M * M))) * np.sqrt(np.sum(X * X, axis=(-2, -1)))
-    return gamma(M.shape[0] + 1 + extra) * norms / c
+    with np.errstate(over="ignore"):  # beyond float64: inf (B itself is then refused by :func:`_log0f1_of`)
+        return gamma(M.shape[0] + 1 + extra) * _frobenius(M) * _frobenius(X) / c  # small factors first
+
+
+def _frobenius(a):
+    """‖a‖_F over the last two axes, scaled by the largest entry so that entries beyond 1e154 do not
+    overflow their squares (the norm itself stays finite up to ~1e308)."""
+    scale = np.max(np.abs(a), axis=(-2, -1), keepdims=True)
+    safe = np.where(scale > 0, scale, 1.0)
+    return np.sqrt(np.sum((a / safe) ** 2, axis=(-2, -1))) * safe[..., 0, 0]
 
 
 def _log_qtilde_isotropic(X, M, c, method, options, names, want_error=False):
@@ -265,7 +272,7 @@ def _log_qtilde_isotropic(X, M, c, method, options, names, want_error=False):
     with np.errstate(over="ignore"):
         quad = 0.5 * sq / c
         error = (error + gamma(M.size + 3) * quad + 4 * _U * 0.5 * M.size * (_LOG_2PI + abs(math.log(c)))
-                 + 2 * _U * (quad + abs(norm) + np.abs(log0f1)))
+                 + 2 * _U * quad + 2 * _U * abs(norm) + 2 * _U * np.abs(log0f1))  # scaled first: no overflow
     return -quad - norm + log0f1, error
 
 
@@ -581,7 +588,7 @@ def moore_r(X, mean, c, form: str = "corrected", method: str = "auto", *, return
     k = M.shape[1]
     with np.errstate(over="ignore"):  # tr B̂: k diagonal dot products (γ_{N+1} each), summed (γ_k)
         diag = np.sum(np.abs(M) * np.abs(X), axis=(-2, -1)) / c
-    error = error + gamma(M.shape[0] + k + 2) * diag + 2 * _U * (np.abs(trace) + np.abs(log0f1))
+    error = error + gamma(M.shape[0] + k + 2) * diag + 2 * _U * np.abs(trace) + 2 * _U * np.abs(log0f1)
     return r, np.asarray(error, dtype=float)
 
 

@@ -217,3 +217,11 @@ def test_log_density_beyond_float64_raises_without_warning(return_error):
         for args in ((x, m, 1e-3), (x[:, :1], m[:, :1], np.array([1e-3]))):
             with pytest.raises(ValueError, match="X, mean, var: log q̃ is not finite"):
                 orthogonal_logpdf(*args, return_error=return_error)
+        big = np.full((2, 2), 1e150)  # B = MᵀX/c beyond float64, and so its error bound (c tiny)
+        for c in (1e-300, 5e-324):
+            with pytest.raises(ValueError, match="X, mean, var: B = MᵀX/c is not finite"):
+                orthogonal_logpdf(big, big, c, return_error=return_error)
+            with pytest.raises(ValueError, match="X, mean, c: B = MᵀX/c is not finite"):
+                moore_r(big, big, c, return_error=return_error)
+            with pytest.raises(ValueError, match="mean, c: B = MᵀX/c is not finite|X, mean, c: B"):
+                moore_kl(big, c, 4, 0, return_error=return_error)
