@@ -348,14 +348,11 @@ def test_planted_holonomic_tight_figure_on_close_sigma_fails(monkeypatch):
 
 def _checked_ray_with_fine_check(checked_ray, ray):
     """:func:`holonomic._checked_ray` whose second run is made at the first run's tolerance."""
-    def planted(sig, k, tol, budget):
-        calls = []
-
-        def same_tol(s, kk, t, b):
-            calls.append(t)
-            return ray(s, kk, calls[0], b)
+    def planted(sig, k, tol, budget, concurrent=True):
+        def same_tol(s, kk, t, b):  # both runs (in either order, or at once) at the fine tolerance
+            return ray(s, kk, tol, b)
 
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(holonomic, "_ray", same_tol)
-            return checked_ray(sig, k, tol, budget)
+            return checked_ray(sig, k, tol, budget, concurrent)
     return planted
