@@ -267,3 +267,35 @@ def test_the_ray_does_not_amplify_rounding_at_k_equal_m(monkeypatch, m, scale, p
     start = holonomic._start
     monkeypatch.setattr(holonomic, "_start", lambda n: planted if n == m else start(n))
     assert moved() > 1e-10
+
+
+ADJACENT_PAIRS = np.array([5.0187922, 5.0187922, 4.78856181, 4.78856181, 4.48668191, 4.48668191])
+
+
+def _cross_run_gaps_hold(sig):
+    """At every Richardson node ±n·g₀ (n ≤ RICHARDSON), neighbouring σ of different runs stay at least half
+    their distance apart and the last σ above half of itself (the rule of `_spread_direction`)."""
+    runs = holonomic._clusters(sig)
+    c, g0, _ = holonomic._spread_direction(sig, runs)
+    same = np.zeros(sig.shape[0] - 1, dtype=bool)
+    for i, j in runs:
+        same[i:j - 1] = True
+    for n in range(-holonomic.RICHARDSON, holonomic.RICHARDSON + 1):
+        moved = sig + n * g0 * c
+        gaps, start = moved[:-1] - moved[1:], sig[:-1] - sig[1:]
+        if np.any(gaps[~same] < 0.5 * start[~same] * (1 - 1e-12)) or moved[-1] < 0.5 * sig[-1] * (1 - 1e-12):
+            return False
+    return True
+
+
+def test_neighbouring_clusters_are_spread_apart():
+    """Three adjacent tied pairs: each run's own reach let two runs meet at the outermost node (σᵢ² − σⱼ² = 0,
+    a ZeroDivisionError out of auto and the holonomic method, found by fuzzing the threaded rays)."""
+    assert _cross_run_gaps_hold(ADJACENT_PAIRS)
+    rng = np.random.default_rng(11)
+    for _ in range(200):  # random runs of 1–3 equal values, close together
+        sig = np.sort(np.repeat(rng.uniform(1, 6, 4), rng.integers(1, 4, 4)))[::-1].copy()
+        if holonomic._clusters(sig):
+            assert _cross_run_gaps_hold(sig), sig
+    value, error, info = symcheck.log_hyp0f1(ADJACENT_PAIRS, 6, return_error=True, return_info=True)  # auto
+    assert info.method == "holonomic" and np.isfinite(value) and np.isfinite(error)  # was a ZeroDivisionError

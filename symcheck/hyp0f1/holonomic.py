@@ -683,21 +683,28 @@ def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float, float]:
 
     c is centred and equispaced inside each run with spacing u = max(SPREAD·m, REL_SPREAD·σ̄)
     (absolute for cancellation, relative for stiffness), ordered so that positive g widens every
-    gap. g₀ is cut so that at g = ±RICHARDSON·g₀ a run neither reaches a neighbouring σ (or 0)
-    closer than half of its present distance.
+    gap. g₀ is cut so that at g = ±RICHARDSON·g₀ no two neighbouring σ of different runs (a run and a
+    single σ, or two runs, which then move towards each other) come closer than half of their present
+    distance, and the last σ stays above half of itself. (Cutting by each run's own reach alone let two
+    neighbouring runs meet at the outermost node: σ = 5.0188, 4.7886, 4.4867, each twice, at g = 5g₀
+    divided by σᵢ² − σⱼ² = 0.)
     """
     c = np.zeros_like(sig)
-    g0 = 1.0
+    same_run = np.zeros(max(sig.shape[0] - 1, 0), dtype=bool)
     spacing = np.inf
     for i, j in runs:
         n = j - i
         unit = max(SPREAD * sig.shape[0], REL_SPREAD * float(sig[i:j].mean()))
         c[i:j] = (0.5 * (n - 1) - np.arange(n)) * unit  # sig decreasing: the first gets the largest offset
-        reach = RICHARDSON * 0.5 * (n - 1) * unit  # |g·c| at the outermost point, per unit g
-        above = sig[i - 1] - sig[i] if i > 0 else np.inf
-        below = sig[j - 1] - sig[j] if j < sig.shape[0] else sig[j - 1]
-        g0 = min(g0, 0.5 * min(above, below) / reach)
+        same_run[i:j - 1] = True
         spacing = min(spacing, unit)
+    g0 = 1.0
+    for i in np.flatnonzero(~same_run):  # neighbours in different runs: |g|·|cᵢ − cᵢ₊₁| ≤ half their gap
+        closing = RICHARDSON * abs(c[i] - c[i + 1])
+        if closing > 0:
+            g0 = min(g0, 0.5 * (sig[i] - sig[i + 1]) / closing)
+    if c[-1] != 0:
+        g0 = min(g0, 0.5 * sig[-1] / (RICHARDSON * abs(c[-1])))
     return c, g0, g0 * spacing
 
 
@@ -764,8 +771,11 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     rounding per step) instead (:data:`SAFETY_TIGHT`).
     """
     if concurrent and _threads(2) > 1:
-        (v, e, used, g, tried), (vc, _, used_c, gc, tried_c) = _concurrently(
-            [(_ray, (sig, k, tol, budget)), (_ray, (sig, k, COARSE * tol, budget))])
+        fine, coarse = _concurrently([(_ray, (sig, k, tol, budget)), (_ray, (sig, k, COARSE * tol, budget))])
+        for outcome in (fine, coarse):  # in order: the finer run's exception first
+            if isinstance(outcome, BaseException):
+                raise outcome
+        (v, e, used, g, tried), (vc, _, used_c, gc, tried_c) = fine, coarse
         if used + tried_c > budget:  # in order, the coarser run would have run out
             raise RuntimeError(f"the holonomic ray needs more than max_steps={budget - used} steps")
     else:
@@ -792,11 +802,12 @@ def _threads(tasks: int) -> int:
 
 
 def _concurrently(calls):
-    """``[f(*args) for f, args in calls]`` on :func:`_threads` threads (the ray kernels release the GIL);
-    results in order, the first exception raised (after every call has ended)."""
+    """``[f(*args) for f, args in calls]`` on :func:`_threads` threads (the ray kernels release the GIL), in
+    order; each call's exception, if it raised one, in its place (after every call has ended), for the caller
+    to raise in order."""
     with ThreadPoolExecutor(max_workers=_threads(len(calls))) as pool:
         futures = [pool.submit(f, *args) for f, args in calls]
-    return [f.result() for f in futures]
+    return [f.exception() or f.result() for f in futures]
 
 
 def _checked_rays(rays, k: int, tol: float, budget: int):
@@ -814,7 +825,9 @@ def _checked_rays(rays, k: int, tol: float, budget: int):
             used += done[-1][2]
         return done, used
     done = _concurrently([(_checked_ray, (sig, k, tol, budget, False)) for sig in rays])
-    for ray in done:
+    for ray in done:  # in order: the first ray that raised, or that would have run out of what was left
+        if isinstance(ray, BaseException):
+            raise ray
         if ray[5] > budget - used:
             raise RuntimeError(f"the holonomic ray needs more than max_steps={budget - used} steps")
         used += ray[2]
