@@ -640,7 +640,7 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     b = 0.5 * k
     s_hat = _start(m)
     s0 = s_hat / float(np.sum(sig))
-    if s0 >= 1.0:  # the series alone reaches s = 1
+    if _series_alone(sig):
         s_hat, s0 = float(np.sum(sig)), 1.0
     dk, pairs = _tables(m, _initial_degree(m, s_hat), b)
     G = np.empty(1 << m)
@@ -740,8 +740,13 @@ def _richardson_weights(n: int) -> np.ndarray:
     return np.linalg.solve(np.vander(nodes, n, increasing=True).T, np.eye(n)[0])
 
 
+def _series_alone(sig: np.ndarray) -> bool:
+    """Whether the initial series reaches s = 1 by itself (s₀ = ŝ/Σσ ≥ 1): a ray then integrates nothing."""
+    return _start(sig.shape[0]) / float(np.sum(sig)) >= 1.0
+
+
 def _needs_spreading(sig: np.ndarray) -> bool:
-    return bool(_clusters(sig)) and float(np.sum(sig)) > _start(sig.shape[0])
+    return bool(_clusters(sig)) and not _series_alone(sig)
 
 
 def _tight_regime(sig: np.ndarray, k: int, tol: float, steps: int) -> bool:
@@ -770,14 +775,10 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
     """
-    if concurrent and _threads(2) > 1:
-        fine, coarse = _concurrently([(_ray, (sig, k, tol, budget)), (_ray, (sig, k, COARSE * tol, budget))])
-        for outcome in (fine, coarse):  # in order: the finer run's exception first
-            if isinstance(outcome, BaseException):
-                raise outcome
-        (v, e, used, g, tried), (vc, _, used_c, gc, tried_c) = fine, coarse
-        if used + tried_c > budget:  # in order, the coarser run would have run out
-            raise RuntimeError(f"the holonomic ray needs more than max_steps={budget - used} steps")
+    if concurrent and _threads(2) > 1 and not _series_alone(sig):
+        runs = _concurrently([(_ray, (sig, k, tol, budget)), (_ray, (sig, k, COARSE * tol, budget))])
+        _settle(runs, budget, least=4)
+        (v, e, used, g, tried), (vc, _, used_c, gc, tried_c) = runs
     else:
         v, e, used, g, tried = _ray(sig, k, tol, budget)
         if used > 0:
@@ -825,13 +826,21 @@ def _checked_rays(rays, k: int, tol: float, budget: int):
             used += done[-1][2]
         return done, used
     done = _concurrently([(_checked_ray, (sig, k, tol, budget, False)) for sig in rays])
-    for ray in done:  # in order: the first ray that raised, or that would have run out of what was left
-        if isinstance(ray, BaseException):
-            raise ray
-        if ray[5] > budget - used:
+    return done, _settle(done, budget, least=5)
+
+
+def _settle(outcomes, budget: int, least: int) -> int:
+    """Raise as running ``outcomes`` in order would have (each allowed what the ones before left of ``budget``):
+    the first exception among them, or RuntimeError at the first whose least budget (entry ``least``) exceeds
+    what is left; else return the steps they used together (entry 2 of each)."""
+    used = 0
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome[least] > budget - used:
             raise RuntimeError(f"the holonomic ray needs more than max_steps={budget - used} steps")
-        used += ray[2]
-    return done, used
+        used += outcome[2]
+    return used
 
 
 def _extrapolated(sig: np.ndarray, k: int, tol: float, budget: int, c: np.ndarray, g0: float, runs):
