@@ -80,15 +80,12 @@ RANK_DEFICIENT_K20 = [(30.0, 20.0), (10.0, 10.0, 10.0), (8.0, 5.0, 3.0, 1.0), (6
 
 @pytest.mark.parametrize("nonzero", RANK_DEFICIENT_K20)
 def test_auto_budget_answers_rank_deficient_rows_at_k20(nonzero):
-    """At k = 20 with a few non-zero σ the ray needs 3000-300 000 steps of ~0.1 ms: auto's work budget
-    (AUTO_STEP_WORK, ~120 000 steps at m ≤ 4) reaches them where a fixed 3000 steps did not, and the estimate
-    covers the distance to the series in m variables (rigorous, independent of the ODE)."""
+    """At k = 20 with a few non-zero σ auto's work budget (AUTO_STEP_WORK) reaches the rows (the HO scheme's
+    rays needed 3000–300 000 steps here, the Lawson rays 400–1000 for both runs), and the estimate covers the
+    distance to the series in m variables (rigorous, independent of the ODE)."""
     sig = np.array([nonzero + (0.0,) * (20 - len(nonzero))])
     ref, rel = series.log_hyp0f1_series(sig, 20, rtol=1e-15, max_degree=400)
     ref_err = rel[0] + 4 * EPS * abs(ref[0])  # a relative bound on F is an absolute one on log F
-    if len(set(nonzero)) == len(nonzero):
-        with pytest.raises(RuntimeError):
-            holonomic.log_hyp0f1_holonomic(sig, 20, rtol=holonomic.AUTO_RTOL, max_steps=3000)
     try:
         value, err = holonomic.log_hyp0f1_holonomic(sig, 20, rtol=holonomic.AUTO_RTOL, work=holonomic.AUTO_STEP_WORK)
     except RuntimeError:  # beyond auto's budget (the equal cluster): auto then takes the series
@@ -231,8 +228,10 @@ def test_auto_answers_extreme_sigma_quickly_with_an_error():
 
 def test_pure_python_path_matches_jit(python_output):
     """NUMBA_DISABLE_JIT=1 runs the holonomic kernels as plain Python: the same value and estimate."""
+    # rows: the series alone; a cluster; a Lawson ray; an HO ray (Σσ above LAWSON_SUM·k·m)
     code = ("import numpy as np; from symcheck.hyp0f1.holonomic import log_hyp0f1_holonomic as h;"
-            "v, e = h(np.array([[2.0, 1.0, 0.5], [3.0, 3.0, 1.0]]), 3); print(repr(v.tolist())); print(repr(e.tolist()))")
+            "v, e = h(np.array([[2.0, 1.0, 0.5], [3.0, 3.0, 1.0], [6.0, 3.0, 1.0], [200.0, 0.0, 0.0]]), 3);"
+            "print(repr(v.tolist())); print(repr(e.tolist()))")
     outs = [python_output(code, jit).splitlines() for jit in (True, False)]
     for a, b in zip(*outs):  # the same operations in the same order, up to BLAS summation order
         np.testing.assert_allclose(eval(a), eval(b), rtol=1e-12, atol=1e-14)
@@ -299,3 +298,55 @@ def test_neighbouring_clusters_are_spread_apart():
             assert _cross_run_gaps_hold(sig), sig
     value, error, info = symcheck.log_hyp0f1(ADJACENT_PAIRS, 6, return_error=True, return_info=True)  # auto
     assert info.method == "holonomic" and np.isfinite(value) and np.isfinite(error)  # was a ZeroDivisionError
+
+
+# --- the two integrators -------------------------------------------------------------------------
+
+def test_dop853_tableau_has_order_8():
+    """The tableau taken from SciPy is whole: consistent rows (Σⱼ aᵢⱼ = cᵢ), the quadrature conditions
+    Σ bᵢ cᵢ^q = 1/(q + 1) for q < 8 (the bushy trees of order ≤ 8), and error weights that vanish on constants."""
+    A, C, B, E5, E3 = holonomic._TABLEAU
+    assert A.shape == (12, 12) and C.shape == B.shape == E5.shape == E3.shape == (12,)
+    np.testing.assert_allclose(A.sum(axis=1), C, atol=1e-14)
+    for q in range(8):
+        assert abs(B @ C**q - 1.0 / (q + 1)) <= 1e-14
+    assert abs(B @ C**8 - 1.0 / 9) > 1e-8  # order 8, not 9: the conditions can fail
+    assert abs(E5.sum()) <= 1e-14 and abs(E3.sum()) <= 1e-14
+
+
+def test_the_rule_sends_stiff_and_banded_rays_to_the_ho_scheme():
+    assert holonomic._lawson_suits(10.0 * np.geomspace(1.0, 0.1, 8), 20)
+    assert not holonomic._lawson_suits(np.array([1e4]), 20)  # Σσ > LAWSON_SUM·k·m
+    band = 20.0 * (1.0 - 0.03 * np.arange(8))  # k = m, gaps 3 % < LAWSON_GAP·m
+    assert not holonomic._lawson_suits(band, 8) and holonomic._lawson_suits(band, 16)
+
+
+LAWSON_REFERENCE = (np.array([10.0, 6.0, 3.0, 1.0]), 6)
+
+
+@pytest.mark.parametrize("lawson", [True, False])
+def test_either_integrator_meets_the_mpmath_series(monkeypatch, lawson):
+    """The same ray by each integrator (the rule overridden) against the 30-digit series: two independent
+    integrations of the Pfaffian system, each within its own figure."""
+    sig, k = LAWSON_REFERENCE
+    full = np.r_[sig, np.zeros(k - sig.size)]
+    ref = float(mpmath.log(symcheck.hyp0f1_reference(full, k, dps=30)))
+    monkeypatch.setattr(holonomic, "_lawson_suits", lambda s, kk: lawson)
+    value, err = holonomic.log_hyp0f1_holonomic(full[None], k, rtol=1e-13)
+    assert abs(value[0] - ref) <= err[0] + 4 * EPS * abs(ref)
+    assert err[0] <= 1e-10
+
+
+def test_planted_lawson_weights_of_order_one_are_caught(monkeypatch):
+    """b₁ and b₁₂ moved by 1e-8 (Σb still 1, order 1): the error estimates do not see a wrong weight, but the
+    value leaves its figure (measured: 2.5e-9 off, figure 3.2e-10)."""
+    sig, k = LAWSON_REFERENCE
+    full = np.r_[sig, np.zeros(k - sig.size)]
+    ref = float(mpmath.log(symcheck.hyp0f1_reference(full, k, dps=30)))
+    A, C, B, E5, E3 = holonomic._TABLEAU
+    wrong = B.copy()
+    wrong[0] += 1e-8
+    wrong[-1] -= 1e-8
+    monkeypatch.setattr(holonomic, "_TABLEAU", (A, C, wrong, E5, E3))
+    value, err = holonomic.log_hyp0f1_holonomic(full[None], k, rtol=1e-13)
+    assert abs(value[0] - ref) > err[0] + 4 * EPS * abs(ref)

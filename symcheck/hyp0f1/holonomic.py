@@ -30,15 +30,30 @@ Walsh–Hadamard transform W_ε = Σ_S ε^S G_S (ε ∈ {±1}^m), with eigenvalu
 asymptotic solutions e^{sΣεᵢσᵢ}. The state is integrated in that basis, rescaled by e^{sΣσ}s^d
 (d = −[m(m−1)/2 + m(k−m)]/2, the power law of the dominant solution), so the linear part
 L_ε = Σεᵢσᵢ − Σσ ≤ 0 is diagonal and constant and is integrated exactly, while the coupling
-N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit: the exponential Runge–Kutta method of
-Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4), with step-doubling error control and
-local extrapolation. The stiffness Σσ of the asymptotic solutions never limits the step.
+N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit. Two integrators, chosen per ray
+(:func:`_lawson_suits`):
+
+* Lawson steps (Lawson 1967: the integrating factor e^{τL}, here diagonal, so each factor is a product
+  of m exponentials per mode) of the Dormand–Prince 8(5,3) tableau with its embedded error estimate
+  (Hairer, Nørsett & Wanner 1993, DOP853): order 8, 12 coupling evaluations a step. Where the coupling
+  limits the step (it is O(k/s), so steps are nearly uniform in log s) they take 2–15 times fewer
+  evaluations than the HO scheme (measured σ = σ_max·geomspace(1, 0.1, m), m = 2–10, k = m…20, rtol
+  1e-13: m = 8, k = 20, σ_max = 10 took 7476 evaluations against 108 375; m = 2, k = 2, σ_max = 30, 1668
+  against 3495). But the factor does not make
+  the stiff modes' forced response exact, so where Σσ is large against k·m their steps are cut to
+  h·Σσ = O(1) (rank one, σ = 10⁴: 46 805 steps against 3395): they are used for Σσ ≤ ``LAWSON_SUM``·k·m,
+  and at k = m only for σ at least ``LAWSON_GAP``·m apart (relative), where dense bands of σ stiffen
+  them too.
+* Otherwise the exponential Runge–Kutta method of Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4),
+  with step-doubling error control and local extrapolation (15 evaluations a step). The stiffness Σσ of
+  the asymptotic solutions never limits its step.
 
 Error estimate of a ray. Each ray runs twice, at rtol and at COARSE·rtol (:func:`_checked_ray`). The
-kept solution is the locally extrapolated one, so the sum of the step-doubling estimates (those of the
-plain order-4 method) overstates its error 10–100 times at tight rtol; its global error scales like rtol
-instead (measured: the coarse run's error is 15–16 times the fine one's, medians at rtol 1e-9…1e-13), so
-|v − v_c|/(COARSE − 1) estimates it. Where this was measured to hold (rtol ≤ ``TIGHT_RTOL``, at most
+kept HO solution is the locally extrapolated one, so the sum of the step-doubling estimates (those of the
+plain order-4 method) overstates its error 10–100 times at tight rtol (the sum of DOP853's estimates:
+median 31 times, at least 7, on Lawson rays at rtol ≤ 1e-11); the global error of either scales like rtol
+instead (measured: the coarse run's error is 15–16 times the fine one's, medians at rtol 1e-9…1e-13; 15.3
+on Lawson rays), so |v − v_c|/(COARSE − 1) estimates it. Where this was measured to hold (rtol ≤ ``TIGHT_RTOL``, at most
 ``TIGHT_MAX_STEPS`` steps, σ at least ``TIGHT_GAP`` apart (relative), k > m or m ≤ 3) the figure is
 ``SAFETY_TIGHT`` × (that, floored by the step-doubling sum / ``DOUBLING_FLOOR``, + rounding per step +
 the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubling sum + |v − v_c|
@@ -93,11 +108,12 @@ import numba
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
+from scipy.integrate._ivp import dop853_coefficients as _dop853
 
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_MAX_M", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY",
+__all__ = ["AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY",
            "SAFETY_TIGHT", "auto_affordable", "default_max_steps", "grad_log_hyp0f1_holonomic", "holonomic_reason",
            "log_hyp0f1_holonomic"]
 
@@ -108,6 +124,16 @@ CLUSTER_GAP = 1e-3
 #: Spreading step g₀ of a cluster with m non-zero σ: SPREAD·m (measured: a ray with m = 6 and
 #: spacing 0.05 loses 5e-9 to cancellation, with spacing 0.1 under 1e-10).
 SPREAD = 0.02
+#: Rays with Σσ ≤ LAWSON_SUM·k·m are integrated by Lawson DOP853 steps, the others by the Hochbruck–Ostermann
+#: scheme: where the two cost the same number of coupling evaluations (12 per Lawson step, 15 per
+#: step-doubled HO step), measured on σ = σ_max·geomspace(1, 0.1, m), m = 2–8, k = m…20, rtol 1e-13:
+#: Σσ ≈ 27–39·k·m (module docstring).
+LAWSON_SUM = 30.0
+#: At k = m, σ in a dense band stiffen the Lawson steps (not the HO ones): σ = σ_max(1 − jδ), j < m, took
+#: 5–40 times the HO scheme's coupling evaluations at δ = 0.5 % (m = 4), 1.5 % (m = 6), 3 % (m = 8), and
+#: fewer at δ = 1.5 %, 3 %, 6 % (measured σ_max = 5, 20, rtol 1e-13); at k = 2m no such band was seen down
+#: to δ = 1.5 %. So at k = m Lawson steps need every relative gap ≥ LAWSON_GAP·m.
+LAWSON_GAP = 0.01
 #: Number of spread points of the Richardson extrapolation in g².
 RICHARDSON = 5
 #: σᵢ with σᵢ²/2 below this are set to 0 (module docstring: changes log F by ≤ σᵢ²/2).
@@ -150,6 +176,10 @@ SAFETY = 10.0
 #: raised to 150 000 (dps 20; m = 4 at Σσ = 40, 50, m = 5 at 25, 30, m = 6 at 20, m = 8 at 16, k = m + 2
 #: … 20; 56 runs, up to 7721 steps): 1.16.
 #: Safety factor 5 (margin 2.5). The figure is then 1/25–1/75 of the general one (medians by rtol).
+#: Lawson rays (:func:`_lawson_suits`; measured 2026-11-27 on rank one k = 3…50 and k = 2 (mpmath closed
+#: forms), the k = 3 integral, the stored mpmath values for spread σ at m = 4…12, the mpmath series for
+#: m = 4…6 at k = 6…20; rtol 1e-5…1e-14, 360 runs, up to 9632 steps): largest ratio 0.25 for the general
+#: estimate, 1.47 for this one (257 runs in its regime; 1.2 at rtol ≤ 1e-10).
 SAFETY_TIGHT = 5.0
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
 #: error at rtol ≤ 1e-11, but ~1 times at rtol ≥ 1e-7, where the estimate is not used).
@@ -177,7 +207,17 @@ STEP_OVERHEAD = 1200
 #: σ at m = 8 need 3000–6000 steps for σ_max = 10–30 and ~9000 for σ_max = 100, measured with the start
 #: at ŝ = 5, 5–25 % fewer from ŝ = 8; a row that needs more is left to the other routes' best estimate).
 AUTO_MAX_M = 8
+#: Largest m for which "auto" runs the holonomic method on rows whose one ray takes Lawson steps (no
+#: cluster to spread, :func:`_lawson_suits`): ~2000 steps of ~3.5 ms at m = 10 within AUTO_STEP_WORK
+#: (spread σ at m = k = 10 need ~620 steps for both runs at σ_max = 10, ~1160 at 30, ~2300 at 100; rank
+#: deficient m = 10, k = 20 ~1400 at σ_max = 10 and rtol 1e-13; measured 2026-11-27).
+AUTO_MAX_M_LAWSON = 10
 AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
+#: The work units "auto" gives a row that is one Lawson ray: ~4200 steps at m = 10 (~1.8 ms each at k = 20,
+#: ~3.5 ms at k = 10 on an idle machine here; rank-deficient m = 10, k = 20 needs ~2600 steps for both runs at
+#: σ_max = 30 and ~3600 at 100, rtol 1e-13). Its rays are the cheap ones, so a row that fails here costs at most
+#: ~8 s (measured 2026-11-27).
+AUTO_LAWSON_STEP_WORK = 2.5 * AUTO_STEP_WORK
 #: ODE tolerance "auto" asks of the method for rows with all k singular values non-zero (after the
 #: safety factor its estimates on spread σ at m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at
 #: 1e-13 they were 2e-10–4e-10). These rows keep the general figure (k = m: `_tight_regime`), which grows
@@ -408,24 +448,121 @@ def _ho_step(u, t, h, w, pf, shift, work, out):
         out[e] = w[0, e] * u[e] + w[10, e] * N1[e] + w[11, e] * N4[e] + w[12, e] * N5[e]
 
 
-@njit(cache=True, nogil=True)
-def _integrate(Y, s0, lam, L, pf, shift, tol, max_steps):
-    """Integrate the rescaled Walsh state Y from s₀ to 1 (in place).
+@njit(cache=True)
+def _ho_try(Y, t, h, L, pf, shift, work, w_full, w_half, big, mid, out):
+    """One HO step tried from Y: out = the locally extrapolated u_{h/2,h/2} + (u_{h/2,h/2} − u_h)/15, and
+    (the relative step-doubling estimate ‖u_h − u_{h/2,h/2}‖∞ / (15‖u_{h/2,h/2}‖∞) of the plain order-4
+    method, ‖u_{h/2,h/2}‖∞)."""
+    n = Y.shape[0]
+    _ho_weights(L, h, w_full)
+    _ho_weights(L, 0.5 * h, w_half)
+    _ho_step(Y, t, h, w_full, pf, shift, work, big)
+    _ho_step(Y, t, 0.5 * h, w_half, pf, shift, work, mid)
+    _ho_step(mid, t + 0.5 * h, 0.5 * h, w_half, pf, shift, work, out)
+    diff = 0.0
+    norm = 0.0
+    for e in range(n):
+        diff = max(diff, abs(out[e] - big[e]))
+        norm = max(norm, abs(out[e]))
+    for e in range(n):
+        out[e] = out[e] + (out[e] - big[e]) / 15.0
+    return diff / (15.0 * norm), norm
 
-    ``L`` is the diagonal linear part, ``lam`` = Σσ the rescaling rate, ``pf`` the coupling
-    data of :class:`_Pfaffian`. Returns (log of the accumulated scale, sum of local error
-    estimates, accepted steps, rejected steps); the error is +inf if ``max_steps`` ran out.
-    Local error: ‖u_h − u_{h/2,h/2}‖∞ / (15‖u‖∞) (step doubling, order 4); the accepted value
-    is the locally extrapolated u_{h/2,h/2} + (u_{h/2,h/2} − u_h)/15.
+
+# --------------------------------------------------------------------------- Lawson DOP853
+
+#: The Dormand–Prince 8(5,3) tableau (Hairer, Nørsett & Wanner 1993, §II.10), as SciPy's DOP853 holds it:
+#: (A, c, b, e₅, e₃) for its 12 stages.
+_TABLEAU = tuple(np.ascontiguousarray(x, dtype=float) for x in (
+    _dop853.A[:_dop853.N_STAGES, :_dop853.N_STAGES], _dop853.C[:_dop853.N_STAGES], _dop853.B,
+    _dop853.E5[:_dop853.N_STAGES], _dop853.E3[:_dop853.N_STAGES]))
+
+
+@njit(cache=True)
+def _mode_factors(sig2, x, out):
+    """out[ε] = e^{x·L_ε} for every mode ε (a bit mask; L_ε = −Σ_{i∈ε} 2σᵢ): products of the m factors
+    e^{−2σᵢx}, one multiplication per mode (x may be negative)."""
+    out[0] = 1.0
+    for i in range(sig2.shape[0]):
+        f = math.exp(-sig2[i] * x)
+        half = 1 << i
+        for S in range(half):
+            out[S + half] = out[S] * f
+
+
+@njit(cache=True)
+def _lawson_step(Y, t, h, sig2, tab, pf, shift, K, U, fac, out, d5, d3):
+    """One Lawson step (integrating factor e^{τL}) of the DOP853 tableau: out = Y(t + h) and the relative
+    error estimate ‖err₅‖²/√(‖err₅‖² + 0.01‖err₃‖²) of Hairer's DOP853 (max norm over modes / ‖out‖∞).
+
+    Stages Uᵢ = e^{cᵢhL}Y + h Σⱼ aᵢⱼ e^{(cᵢ−cⱼ)hL} Kⱼ, Kᵢ = N(t + cᵢh)Uᵢ; out = e^{hL}Y + h Σⱼ bⱼ e^{(1−cⱼ)hL} Kⱼ.
+    """
+    A, C, B, E5, E3 = tab
+    n = Y.shape[0]
+    _coupling(Y, t, shift, K[0], *pf)
+    for i in range(1, C.shape[0]):
+        _mode_factors(sig2, C[i] * h, fac)
+        for e in range(n):
+            U[e] = fac[e] * Y[e]
+        for j in range(i):
+            if A[i, j] != 0.0:
+                _mode_factors(sig2, (C[i] - C[j]) * h, fac)
+                w = h * A[i, j]
+                for e in range(n):
+                    U[e] += w * fac[e] * K[j, e]
+        _coupling(U, t + C[i] * h, shift, K[i], *pf)
+    _mode_factors(sig2, h, fac)
+    for e in range(n):
+        out[e] = fac[e] * Y[e]
+        d5[e] = 0.0
+        d3[e] = 0.0
+    for j in range(C.shape[0]):
+        _mode_factors(sig2, (1.0 - C[j]) * h, fac)
+        for e in range(n):
+            f = h * fac[e] * K[j, e]
+            out[e] += B[j] * f
+            d5[e] += E5[j] * f
+            d3[e] += E3[j] * f
+    norm = 0.0
+    e5 = 0.0
+    e3 = 0.0
+    for e in range(n):
+        norm = max(norm, abs(out[e]))
+        e5 = max(e5, abs(d5[e]))
+        e3 = max(e3, abs(d3[e]))
+    if not norm > 0.0:
+        return np.inf, norm
+    e5 /= norm
+    e3 /= norm
+    den = math.sqrt(e5 * e5 + 0.01 * e3 * e3)
+    err = e5 * e5 / den if den > 0.0 else 0.0
+    return (err if err == err else np.inf), norm
+
+
+@njit(cache=True, nogil=True)
+def _integrate(Y, s0, lam, L, sig2, pf, shift, tol, max_steps, lawson, tab):
+    """Integrate the rescaled Walsh state Y from s₀ to 1 (in place) by Lawson DOP853 steps if ``lawson``,
+    else by the HO scheme (module docstring).
+
+    ``L`` is the diagonal linear part (used by HO), ``sig2`` = 2σ (its factors, used by Lawson), ``lam`` = Σσ
+    the rescaling rate, ``pf`` the coupling data of :class:`_Pfaffian`, ``tab`` the DOP853 tableau. Returns
+    (log of the accumulated scale, sum of the accepted steps' relative local error estimates, accepted steps,
+    rejected steps); the error is +inf if ``max_steps`` ran out. A step is accepted where its estimate
+    (:func:`_ho_try`, :func:`_lawson_step`) is ≤ ``tol``; the next step is scaled by 0.9·(tol/err)^{1/(p+1)}
+    (p = 4 for HO, 7 for DOP853's estimate), within [0.2, 3] (HO) or [0.2, 4] (Lawson).
     """
     n = Y.shape[0]
     dt = Y.dtype
-    work = (np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt))
-    w_full = np.empty((13, n), dt)
-    w_half = np.empty((13, n), dt)
-    big = np.empty(n, dt)
-    mid = np.empty(n, dt)
-    small = np.empty(n, dt)
+    out = np.empty(n, dt)
+    if lawson:
+        K = np.empty((tab[1].shape[0], n), dt)
+        U, fac, d5, d3 = np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt)
+        exponent, grow = 0.125, 4.0
+    else:
+        work = (np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt), np.empty(n, dt))
+        w_full, w_half = np.empty((13, n), dt), np.empty((13, n), dt)
+        big, mid = np.empty(n, dt), np.empty(n, dt)
+        exponent, grow = 0.2, 3.0
     logscale = 0.0 * lam
     err_sum = 0.0
     t = s0
@@ -438,28 +575,20 @@ def _integrate(Y, s0, lam, L, pf, shift, tol, max_steps):
         last = t + h >= 1.0
         if last:
             h = 1.0 - t
-        _ho_weights(L, h, w_full)
-        _ho_weights(L, 0.5 * h, w_half)
-        _ho_step(Y, t, h, w_full, pf, shift, work, big)
-        _ho_step(Y, t, 0.5 * h, w_half, pf, shift, work, mid)
-        _ho_step(mid, t + 0.5 * h, 0.5 * h, w_half, pf, shift, work, small)
-        diff = 0.0
-        norm = 0.0
-        for e in range(n):
-            diff = max(diff, abs(small[e] - big[e]))
-            norm = max(norm, abs(small[e]))
-        err = diff / (15.0 * norm)
+        if lawson:
+            err, norm = _lawson_step(Y, t, h, sig2, tab, pf, shift, K, U, fac, out, d5, d3)
+        else:
+            err, norm = _ho_try(Y, t, h, L, pf, shift, work, w_full, w_half, big, mid, out)
         if err <= tol:
             for e in range(n):
-                Y[e] = (small[e] + (small[e] - big[e]) / 15.0) / norm
+                Y[e] = out[e] / norm
             logscale += math.log(norm) + lam * h + shift * math.log((t + h) / t)
             err_sum += err
             t = 1.0 if last else t + h
             accepted += 1
         else:
             rejected += 1
-        fac = 0.9 * (tol / max(err, 1e-300)) ** 0.2
-        h *= min(3.0, max(0.2, fac))
+        h *= min(grow, max(0.2, 0.9 * (tol / max(err, 1e-300)) ** exponent))
     return logscale, err_sum, accepted, rejected
 
 
@@ -652,9 +781,9 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
-    L = -2.0 * (flips @ sig)
     pf = _Pfaffian(sig, b).args
-    logscale, err, steps, rejected = _integrate(G, s0, float(np.sum(sig)), L, pf, shift, tol, max_steps)
+    logscale, err, steps, rejected = _integrate(G, s0, float(np.sum(sig)), -2.0 * (flips @ sig), 2.0 * sig, pf,
+                                                shift, tol, max_steps, _lawson_suits(sig, k), _TABLEAU)
     if not np.isfinite(err):
         raise RuntimeError(f"the holonomic ray needs more than max_steps={max_steps} steps")
     g0 = np.sum(G) / G.shape[0]
@@ -662,6 +791,15 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
     return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, grad, steps + rejected
+
+
+def _lawson_suits(sig: np.ndarray, k: int) -> bool:
+    """Whether a ray is integrated by Lawson DOP853 steps rather than the Hochbruck–Ostermann scheme:
+    Σσ ≤ LAWSON_SUM·k·m, and for k = m every relative gap (σᵢ − σᵢ₊₁)/σᵢ at least LAWSON_GAP·m."""
+    m = sig.shape[0]
+    if float(np.sum(sig)) > LAWSON_SUM * k * m:
+        return False
+    return k > m or bool(np.all(sig[1:] <= (1.0 - LAWSON_GAP * m) * sig[:-1]))  # σ sorted decreasingly
 
 
 def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
@@ -930,12 +1068,17 @@ def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def auto_affordable(flat: np.ndarray, k: int, full_rank: bool) -> np.ndarray:
-    """Rows "auto" hands to the holonomic method: m ≤ AUTO_MAX_M non-zero σ (a few seconds at most
-    with AUTO_STEP_WORK work units per row), with m = k if ``full_rank`` (run at AUTO_RTOL) else m < k
-    (run at AUTO_RTOL_RANK_DEFICIENT)."""
+def auto_affordable(flat: np.ndarray, k: int, full_rank: bool, lawson: bool) -> np.ndarray:
+    """Rows "auto" hands to the holonomic method, with m = k if ``full_rank`` (run at AUTO_RTOL) else m < k
+    (run at AUTO_RTOL_RANK_DEFICIENT): if ``lawson``, rows that are one Lawson ray (no cluster,
+    :func:`_lawson_suits`) with m ≤ AUTO_MAX_M_LAWSON (given AUTO_LAWSON_STEP_WORK); else the other rows
+    with m ≤ AUTO_MAX_M (given AUTO_STEP_WORK). A few seconds at most a row."""
     m = np.count_nonzero(flat > _DROP_SIGMA, axis=1)
-    return (m <= AUTO_MAX_M) & ((m == k) if full_rank else (m < k))
+    out = (m <= (AUTO_MAX_M_LAWSON if lawson else AUTO_MAX_M)) & ((m == k) if full_rank else (m < k))
+    for r in np.flatnonzero(out):
+        sig = np.sort(flat[r][flat[r] > _DROP_SIGMA])[::-1]
+        out[r] = lawson == (not _needs_spreading(sig) and _lawson_suits(sig, k))
+    return out
 
 
 def _evaluate(flat: np.ndarray, k: int, rtol: float, max_steps, work: float, want_grad: bool):
@@ -1006,6 +1149,10 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
     Muirhead, R. J. (1982). Aspects of Multivariate Statistical Theory, Thm. 7.5.6.
     Hochbruck, M. & Ostermann, A. (2005). Explicit exponential Runge–Kutta methods for
     semilinear parabolic problems. SIAM J. Numer. Anal. 43, 1069–1090.
+    Lawson, J. D. (1967). Generalized Runge–Kutta processes for stable systems with large Lipschitz
+    constants. SIAM J. Numer. Anal. 4, 372–380.
+    Hairer, E., Nørsett, S. P. & Wanner, G. (1993). Solving Ordinary Differential Equations I, 2nd ed.,
+    §II.10 (DOP853).
     """
     return _evaluate(flat, k, rtol, max_steps, work, want_grad=False)
 

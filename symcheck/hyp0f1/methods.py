@@ -36,6 +36,8 @@ and finds it everywhere).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -308,6 +310,13 @@ def _holonomic_options(opts: dict) -> dict:
             "work": check_positive_float(opts["work"], "work")}
 
 
+def _holonomic_scope(full_rank: bool, lawson: bool) -> str:
+    m = holonomic.AUTO_MAX_M_LAWSON if lawson else holonomic.AUTO_MAX_M
+    rows = (f"k ≤ {m}, every singular value non-zero (rank 2^k)" if full_rank
+            else f"1 to {m} non-zero singular values, fewer than k (rank 2^m)")
+    return rows + ("; one Lawson ray (no cluster)" if lawson else "; clusters or HO rays")
+
+
 def _holonomic_call(fn, flat, k, rtol, max_steps, work):
     try:
         return fn(flat, k, rtol=rtol, max_steps=max_steps, work=work)
@@ -323,16 +332,17 @@ register(Method(
     gradient=lambda flat, k, rtol=1e-13, max_steps=None, work=holonomic.STEP_WORK: _holonomic_call(
         holonomic.grad_log_hyp0f1_holonomic, flat, k, rtol, max_steps, work),
     rigorous=False,
-    error_kind="estimate (step doubling, a run at 16 × rtol, initial series, Richardson; × measured safety factors)",
+    error_kind=("estimate (step doubling or DOP853's embedded estimate, a run at 16 × rtol, initial series, "
+                "Richardson; × measured safety factors)"),
     domain=lambda flat, k, options=None: holonomic.holonomic_reason(flat, k),
     defaults={"rtol": 1e-13, "max_steps": None, "work": holonomic.STEP_WORK},
     check_options=_holonomic_options,
-    auto=(AutoStep(50, lambda flat, k: holonomic.auto_affordable(flat, k, full_rank=False),
-                   {"rtol": holonomic.AUTO_RTOL_RANK_DEFICIENT, "work": holonomic.AUTO_STEP_WORK}, row_by_row=True,
-                   scope=f"1 to {holonomic.AUTO_MAX_M} non-zero singular values, fewer than k (rank 2^m)"),
-          AutoStep(51, lambda flat, k: holonomic.auto_affordable(flat, k, full_rank=True),
-                   {"rtol": holonomic.AUTO_RTOL, "work": holonomic.AUTO_STEP_WORK}, row_by_row=True,
-                   scope=f"k ≤ {holonomic.AUTO_MAX_M}, every singular value non-zero (rank 2^k)")),
+    auto=tuple(
+        AutoStep(rank, functools.partial(holonomic.auto_affordable, full_rank=full_rank, lawson=lawson),
+                 {"rtol": holonomic.AUTO_RTOL if full_rank else holonomic.AUTO_RTOL_RANK_DEFICIENT,
+                  "work": holonomic.AUTO_LAWSON_STEP_WORK if lawson else holonomic.AUTO_STEP_WORK},
+                 row_by_row=True, scope=_holonomic_scope(full_rank, lawson))
+        for rank, full_rank, lawson in ((50, False, True), (50.5, False, False), (51, True, True), (51.5, True, False))),
 ))
 
 
