@@ -6,7 +6,12 @@ import math
 
 import numpy as np
 
-__all__ = ["log_mean_exp_se", "mean_se"]
+__all__ = ["KHAT_RELIABLE", "log_mean_exp_se", "mean_se", "pareto_khat"]
+
+#: Largest Pareto tail index k̂ of the weights at which a sample mean and its standard error are trusted
+#: (Vehtari, Simpson, Gelman, Yao & Gabry 2024, §3: above 0.7 the mean converges too slowly for any
+#: practical sample and its standard error understates the error).
+KHAT_RELIABLE = 0.7
 
 
 def mean_se(values, axis: int = -1):
@@ -42,3 +47,41 @@ def log_mean_exp_se(logw, axis: int = -1):
     top = np.max(logw, axis=axis, keepdims=True)
     mean, se = mean_se(np.exp(logw - top), axis=axis)
     return np.squeeze(top, axis=axis) + np.log(mean), se / mean
+
+
+def pareto_khat(logw) -> float:
+    """Tail index ξ̂ of the weights exp(logw): the generalized Pareto shape fitted to their largest
+    M = min(n/5, 3√n) values above the next one (Vehtari et al. 2024, PSIS diagnostic).
+
+    The fit is Zhang & Stephens' (2009, Technometrics 51, 316–325) estimator: with exceedances x (sorted),
+    θ on the grid θⱼ = 1/x₍M₎ + (1 − √(g/(j − ½)))/(3x₍q₎), j = 1…g, g = 30 + ⌊√M⌋, q = ⌊M/4 + ½⌋, the
+    profile likelihood ℓ(θ) = M(log(θ/κ(θ)) + κ(θ) − 1), κ(θ) = −mean log(1 − θx), gives posterior weights
+    over the grid; θ̂ is their mean and ξ̂ = mean log(1 − θ̂x), then shrunk towards ½ as (Mξ̂ + 5)/(M + 10)
+    (Vehtari et al.'s weak prior). ξ̂ > ½ means the weights have infinite variance, ξ̂ > 1 an infinite mean.
+    Returns nan where fewer than 25 weights are finite; −inf where the largest M + 1 are equal (no tail: the
+    weights are bounded there); +inf where a quarter of the M exceedances are 0 in float64 (a few weights
+    larger than the rest by ≳ 700 nats, or ties under them: the mean rests on those few).
+    """
+    logw = np.asarray(logw, dtype=np.float64).ravel()
+    logw = logw[np.isfinite(logw)]
+    n = logw.size
+    tail = int(min(n // 5, math.ceil(3.0 * math.sqrt(n))))
+    if tail < 5:
+        return math.nan
+    top = np.sort(logw)[-(tail + 1):]
+    w = np.exp(top - top[-1])
+    x = w[1:] - w[0]
+    if not x[-1] > 0.0:
+        return -math.inf
+    g = 30 + int(math.sqrt(tail))
+    q = max(int(tail / 4 + 0.5), 1)
+    if not x[q - 1] > 0.0:
+        return math.inf
+    j = np.arange(1, g + 1)
+    theta = 1.0 / x[-1] + (1.0 - np.sqrt(g / (j - 0.5))) / (3.0 * x[q - 1])
+    kappa = -np.mean(np.log1p(-np.outer(theta, x)), axis=1)
+    ell = tail * (np.log(theta / kappa) + kappa - 1.0)
+    post = np.exp(ell - ell.max())
+    theta_hat = float(post @ theta / post.sum())
+    xi = float(np.mean(np.log1p(-theta_hat * x)))
+    return (tail * xi + 5.0) / (tail + 10.0)

@@ -285,6 +285,7 @@ BOOL_FLAGS = [
     (entropy_infonce, {"mean": np.ones(2), "var": np.ones(2), "group": SignFlip(), "K": 2, "n_samples": 4,
                        "rng": 0}, "control_variate"),
     (log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2, "method": "series"}, "return_error"),
+    (log_hyp0f1_mc, {"sigma": np.array([1.0, 0.5]), "k": 2, "n_samples": 8, "rng": 0}, "return_khat"),
     (log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_error"),
     (symcheck.grad_log_hyp0f1, {"sigma": np.array([1.0, 0.5]), "k": 2}, "return_info"),

@@ -6,6 +6,8 @@ must turn a verified row into a disagreement; an honest row stays verified.
 
 import numpy as np
 
+import symcheck
+
 from symcheck.hyp0f1 import api
 from symcheck.report.sections import hyp0f1_goal
 
@@ -50,9 +52,9 @@ def test_monte_carlo_runs_the_proposal_the_pilot_finds_sharper(monkeypatch):
     # planted: a pilot that ranks by the larger standard error picks the blunter proposal
     real = hyp0f1_goal.log_hyp0f1_mc
 
-    def inverted(sig, k, n, rng, proposal):
-        v, se = real(sig, k, n, rng, proposal=proposal)
-        return v, (1.0 / se if n == hyp0f1_goal.MC_PILOT else se)
+    def inverted(sig, k, n, rng, proposal, return_khat=False):
+        v, se, *khat = real(sig, k, n, rng, proposal=proposal, return_khat=return_khat)
+        return (v, (1.0 / se if n == hyp0f1_goal.MC_PILOT else se), *khat)
 
     monkeypatch.setattr(hyp0f1_goal, "log_hyp0f1_mc", inverted)
     assert hyp0f1_goal._monte_carlo(np.full(8, 1.0), 8, 5)[2].startswith("saddle-point")
@@ -101,3 +103,16 @@ def test_auto_attempts_records_each_step_per_row():
         pass
     api.log_hyp0f1(flat, 3)
     assert outer == {}  # nothing is collected outside the block
+
+
+def test_monte_carlo_with_a_heavy_tail_is_not_a_second_route(monkeypatch):
+    """Rank-deficient k = 20, σ_max = 100: the Haar weights' tail index is far above 0.7 and the row says
+    that no Monte Carlo is reliable. Planted (the k̂ guard off): the Haar estimate comes back > 50 nats below
+    the holonomic value (two integrators agree on it to 1e-9) with 4 standard errors under 5 — a false figure."""
+    sig = hyp0f1_goal._shapes(20, 100.0)["rank-deficient"]
+    assert hyp0f1_goal._monte_carlo(sig, 20, 5).startswith("no reliable Monte Carlo")
+    monkeypatch.setattr(hyp0f1_goal, "KHAT_RELIABLE", np.inf)
+    value, four_se, name = hyp0f1_goal._monte_carlo(sig, 20, 5)
+    assert name.startswith("Haar") and four_se < 5.0
+    holonomic_value = float(symcheck.log_hyp0f1(sig, 20, method="holonomic", work=1e9))
+    assert holonomic_value - value > 50.0

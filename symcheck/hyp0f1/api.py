@@ -302,7 +302,7 @@ def _auto(flat: np.ndarray, k: int):
 
 
 
-def log_hyp0f1_mc(sigma, k, n_samples: int, rng, proposal: str = "haar") -> tuple[np.ndarray, np.ndarray]:
+def log_hyp0f1_mc(sigma, k, n_samples: int, rng, proposal: str = "haar", return_khat: bool = False) -> tuple:
     """Haar Monte Carlo estimate of log ₀F₁(k/2; AAᵀ/4) and its standard error.
 
     See :func:`symcheck.hyp0f1.montecarlo.log_hyp0f1_mc` for the estimator.
@@ -317,18 +317,24 @@ def log_hyp0f1_mc(sigma, k, n_samples: int, rng, proposal: str = "haar") -> tupl
     proposal : {"haar", "saddle"}
         ``"haar"``: Haar draws (small to moderate σ). ``"saddle"``: importance sampling
         around the maximum of each coset of O(k) (large σ; ``n_samples`` per coset).
+    return_khat : bool
+        Also return the Pareto tail index k̂ of each row's weights: above 0.7
+        (``symcheck._mc.KHAT_RELIABLE``) the standard error is not to be trusted.
 
     Returns
     -------
     estimate, standard_error : ndarray, shape sigma.shape[:-1]
         log of the sample mean, and its delta-method standard error (SE of the mean
         divided by the mean).
+    khat : ndarray, shape sigma.shape[:-1]
+        Only if ``return_khat``.
     """
     sig, k = as_sigma(sigma, k)
     n = check_int(n_samples, "n_samples", minimum=2)
     gen = check_rng(rng)
     check_choice(proposal, "proposal", ("haar", "saddle"))
-    return montecarlo.log_hyp0f1_mc(sig, k, n, gen, proposal=proposal)
+    want_khat = check_bool(return_khat, "return_khat")
+    return montecarlo.log_hyp0f1_mc(sig, k, n, gen, proposal=proposal, return_khat=want_khat)
 
 
 def grad_log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, return_info: bool = False,

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from symcheck._checks import check_alloc
-from symcheck._mc import log_mean_exp_se
+from symcheck._mc import log_mean_exp_se, pareto_khat
 from symcheck.haar import haar_orthogonal
 from symcheck.hyp0f1.asymptotic import log_vol_so
 from symcheck.hyp0f1.expmap import exp_diagonal, log_exp_jacobian, skew_from_theta
@@ -104,6 +104,7 @@ def _saddle_coset(st: np.ndarray, k: int, n: int, rng: np.random.Generator):
 def _log_hyp0f1_saddle(flat: np.ndarray, k: int, n: int, rng: np.random.Generator):
     est = np.empty(flat.shape[0])
     se = np.empty(flat.shape[0])
+    khat = np.empty(flat.shape[0])
     for r, sig in enumerate(flat):
         srt = -np.sort(-sig)
         flip = srt.copy()
@@ -121,10 +122,12 @@ def _log_hyp0f1_saddle(flat: np.ndarray, k: int, n: int, rng: np.random.Generato
         total = sum(means)
         est[r] = top + np.log(total)
         se[r] = np.sqrt(sum(variances)) / total
-    return est, se
+        khat[r] = pareto_khat(np.concatenate([lw + c for c, lw in parts]))
+    return est, se, khat
 
 
-def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Generator, proposal: str = "haar"):
+def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Generator, proposal: str = "haar",
+                  return_khat: bool = False):
     """Estimate log ₀F₁(k/2; AAᵀ/4) and its standard error by Haar Monte Carlo.
 
     Parameters
@@ -138,10 +141,16 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
     proposal : {"haar", "saddle"}
         Haar draws (Rao–Blackwellised; best for small to moderate σ) or importance
         sampling around the maximum of each coset (best for large σ; n_samples per coset).
+    return_khat : bool
+        Also return the Pareto tail index k̂ of each row's weights (:func:`symcheck._mc.pareto_khat`):
+        above ``KHAT_RELIABLE`` (0.7) the standard error understates the error (measured: Haar draws at
+        k = 20, σ_max = 100, rank-deficient σ, were 87 nats low with a standard error of 0.95).
 
     Returns
     -------
     estimate, standard_error : ndarray, shape sig.shape[:-1]
+    khat : ndarray, shape sig.shape[:-1]
+        Only if ``return_khat``.
 
     References
     ----------
@@ -150,8 +159,14 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
     flat = np.ascontiguousarray(sig.reshape(-1, k))
     check_alloc(flat.shape[0] * n_samples + (2 * n_samples * k * k if proposal == "saddle" else 0), "n_samples")
     if proposal == "saddle" and k > 1:
-        est, se = _log_hyp0f1_saddle(flat, k, n_samples, rng)
-        return est.reshape(sig.shape[:-1]), se.reshape(sig.shape[:-1])
+        est, se, khat = _log_hyp0f1_saddle(flat, k, n_samples, rng)
+    else:
+        est, se, khat = _log_hyp0f1_haar(flat, k, n_samples, rng)
+    out = (est.reshape(sig.shape[:-1]), se.reshape(sig.shape[:-1]))
+    return out + (khat.reshape(sig.shape[:-1]),) if return_khat else out
+
+
+def _log_hyp0f1_haar(flat: np.ndarray, k: int, n_samples: int, rng: np.random.Generator):
     logw = np.empty((flat.shape[0], n_samples))
     done = 0
     while done < n_samples:
@@ -160,4 +175,4 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
         _log_weights(flat, t, logw, done)
         done += m
     est, se_rel = log_mean_exp_se(logw, axis=1)
-    return est.reshape(sig.shape[:-1]), se_rel.reshape(sig.shape[:-1])
+    return est, se_rel, np.array([pareto_khat(row) for row in logw])

@@ -1,0 +1,74 @@
+"""The Pareto tail index k̂ that decides whether a Monte Carlo standard error can be trusted.
+
+Expected values come from the distributions the samples are drawn from (independent of the estimator):
+weights drawn from a generalized Pareto distribution of shape ξ have tail index ξ; light-tailed weights
+(exponential: ξ = 0; uniform: ξ = −1) come out at or below 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import genpareto
+
+import symcheck
+from symcheck import _mc
+from symcheck._mc import KHAT_RELIABLE, pareto_khat
+
+N = 20_000
+
+
+def _tail_se(xi: float) -> float:
+    """Asymptotic standard error of the GPD shape's maximum-likelihood estimate from the M tail points,
+    (1 + ξ)/√M (Smith 1987), plus the bias of the weak prior's shrinkage (Mξ + 5)/(M + 10) − ξ."""
+    m = min(N // 5, math.ceil(3 * math.sqrt(N)))
+    return (1 + xi) / math.sqrt(m) + abs((m * xi + 5) / (m + 10) - xi)
+
+
+@pytest.mark.parametrize("xi", [0.1, 0.3, 0.5, 0.7, 1.0, 1.5])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_khat_recovers_the_shape_of_pareto_weights(xi, seed):
+    """The tail above any threshold of a GPD(ξ) is GPD(ξ): k̂ within 5 standard errors of ξ."""
+    w = genpareto.rvs(xi, size=N, random_state=np.random.default_rng(seed))
+    assert abs(pareto_khat(np.log(w)) - xi) <= 5 * _tail_se(xi)
+
+
+def test_light_tails_are_reliable():
+    rng = np.random.default_rng(3)
+    assert pareto_khat(np.log(rng.exponential(size=N))) <= 5 * _tail_se(0.0)
+    assert pareto_khat(np.log(rng.uniform(size=N))) < 0.0
+    assert math.isnan(pareto_khat(np.zeros(3)))  # too few weights to fit a tail
+    assert pareto_khat(np.zeros(N)) == -math.inf  # equal weights: no tail (σ = 0)
+
+
+def test_a_few_overwhelming_weights_are_unreliable():
+    """Log-weights spread over thousands of nats (σ ~ 1e4): most tail weights underflow beside the largest."""
+    logw = np.random.default_rng(4).normal(scale=2000.0, size=N)
+    assert pareto_khat(logw) == math.inf
+
+
+def test_planted_sign_error_in_the_fit_is_caught(monkeypatch):
+    """ξ̂ = −mean log(1 − θ̂x) (the sign of Zhang & Stephens' k instead of the shape) reads heavy tails as light."""
+    real_log1p = np.log1p
+
+    class Flipped:
+        def __getattr__(self, name):
+            return (lambda x: -real_log1p(x)) if name == "log1p" else getattr(np, name)
+
+    monkeypatch.setattr(_mc, "np", Flipped())
+    w = genpareto.rvs(1.0, size=N, random_state=np.random.default_rng(0))
+    with np.errstate(all="ignore"):  # the wrong fit takes logs of negative numbers on the way
+        assert not abs(_mc.pareto_khat(np.log(w)) - 1.0) <= 5 * _tail_se(1.0)
+
+
+def test_the_mc_method_returns_inf_where_its_weights_are_heavy_tailed():
+    """Haar draws at k = 20, rank-deficient σ_max = 100 (k̂ ≈ 6): the 'mc' method's figure is inf, not the
+    standard error; at small σ (k̂ ≈ 0.1) it is the finite standard error."""
+    heavy = np.r_[100.0 * np.geomspace(1.0, 0.1, 10), np.zeros(10)]
+    _, err = symcheck.log_hyp0f1(heavy, 20, method="mc", rng=0, n_samples=5000, return_error=True)
+    assert np.isinf(err)
+    value, se, khat = symcheck.log_hyp0f1_mc(np.full(8, 1.0), 8, 5000, 0, return_khat=True)
+    _, err = symcheck.log_hyp0f1(np.full(8, 1.0), 8, method="mc", rng=0, n_samples=5000, return_error=True)
+    assert khat <= KHAT_RELIABLE and np.isfinite(err) and err == pytest.approx(float(se))
