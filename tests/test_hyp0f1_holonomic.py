@@ -319,6 +319,7 @@ def test_the_rule_sends_stiff_and_banded_rays_to_the_ho_scheme():
     assert not holonomic._lawson_suits(np.array([1e4]), 20)  # Σσ > LAWSON_SUM·k·m
     band = 20.0 * (1.0 - 0.03 * np.arange(8))  # k = m, gaps 3 % < LAWSON_GAP·m
     assert not holonomic._lawson_suits(band, 8) and holonomic._lawson_suits(band, 16)
+    assert not holonomic._lawson_suits(10.0 * np.geomspace(1.0, 0.1, 12), 20)  # m > LAWSON_MAX_M
 
 
 LAWSON_REFERENCE = (np.array([10.0, 6.0, 3.0, 1.0]), 6)

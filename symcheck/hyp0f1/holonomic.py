@@ -42,8 +42,8 @@ N(s) = (rest of the Pfaffian) − d/s = O(1/s) is explicit. Two integrators, cho
   against 3495). But the factor does not make
   the stiff modes' forced response exact, so where Σσ is large against k·m their steps are cut to
   h·Σσ = O(1) (rank one, σ = 10⁴: 46 805 steps against 3395): they are used for Σσ ≤ ``LAWSON_SUM``·k·m,
-  and at k = m only for σ at least ``LAWSON_GAP``·m apart (relative), where dense bands of σ stiffen
-  them too.
+  at k = m only for σ at least ``LAWSON_GAP``·m apart (relative), where dense bands of σ stiffen
+  them too, and for m ≤ ``LAWSON_MAX_M``.
 * Otherwise the exponential Runge–Kutta method of Hochbruck & Ostermann (2005, eq. (5.19); stiff order 4),
   with step-doubling error control and local extrapolation (15 evaluations a step). The stiffness Σσ of
   the asymptotic solutions never limits its step.
@@ -134,6 +134,9 @@ LAWSON_SUM = 30.0
 #: fewer at δ = 1.5 %, 3 %, 6 % (measured σ_max = 5, 20, rtol 1e-13); at k = 2m no such band was seen down
 #: to δ = 1.5 %. So at k = m Lawson steps need every relative gap ≥ LAWSON_GAP·m.
 LAWSON_GAP = 0.01
+#: Lawson steps only for m ≤ LAWSON_MAX_M, where their error figures were measured (SAFETY_TIGHT); at m = 12,
+#: from the start ŝ = 1.5, a Lawson ray (k = m, σ = 10·geomspace(1, 0.1, 12)) did not reach s = 1 in 20 000 steps.
+LAWSON_MAX_M = 10
 #: Number of spread points of the Richardson extrapolation in g².
 RICHARDSON = 5
 #: σᵢ with σᵢ²/2 below this are set to 0 (module docstring: changes log F by ≤ σᵢ²/2).
@@ -179,7 +182,10 @@ SAFETY = 10.0
 #: Lawson rays (:func:`_lawson_suits`; measured 2026-11-27 on rank one k = 3…50 and k = 2 (mpmath closed
 #: forms), the k = 3 integral, the stored mpmath values for spread σ at m = 4…12, the mpmath series for
 #: m = 4…6 at k = 6…20; rtol 1e-5…1e-14, 360 runs, up to 9632 steps): largest ratio 0.25 for the general
-#: estimate, 1.47 for this one (257 runs in its regime; 1.2 at rtol ≤ 1e-10).
+#: estimate, 1.47 for this one (257 runs in its regime; 1.2 at rtol ≤ 1e-10). At m = 7…10 (the mpmath series,
+#: partition limit 150 000, Σσ = 10…18, k = m…20, rtol 1e-9…1e-14, 104 runs, up to 512 steps): 0.45 and
+#: 1.36; outside the tight regime, k = m = 9 reached 3.4 against the tight estimate (rounding at the start,
+#: :func:`_start`), which is why k = m keeps the general one.
 SAFETY_TIGHT = 5.0
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
 #: error at rtol ≤ 1e-11, but ~1 times at rtol ≥ 1e-7, where the estimate is not used).
@@ -795,9 +801,10 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
 
 def _lawson_suits(sig: np.ndarray, k: int) -> bool:
     """Whether a ray is integrated by Lawson DOP853 steps rather than the Hochbruck–Ostermann scheme:
-    Σσ ≤ LAWSON_SUM·k·m, and for k = m every relative gap (σᵢ − σᵢ₊₁)/σᵢ at least LAWSON_GAP·m."""
+    m ≤ LAWSON_MAX_M, Σσ ≤ LAWSON_SUM·k·m, and for k = m every relative gap (σᵢ − σᵢ₊₁)/σᵢ at least
+    LAWSON_GAP·m."""
     m = sig.shape[0]
-    if float(np.sum(sig)) > LAWSON_SUM * k * m:
+    if m > LAWSON_MAX_M or float(np.sum(sig)) > LAWSON_SUM * k * m:
         return False
     return k > m or bool(np.all(sig[1:] <= (1.0 - LAWSON_GAP * m) * sig[:-1]))  # σ sorted decreasingly
 
