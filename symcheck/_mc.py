@@ -49,6 +49,10 @@ def log_mean_exp_se(logw, axis: int = -1):
     return np.squeeze(top, axis=axis) + np.log(mean), se / mean
 
 
+#: Exceedances below this fraction of the largest count as none (:func:`pareto_khat`).
+_NEGLIGIBLE = 1e-250
+
+
 def pareto_khat(logw) -> float:
     """Tail index ξ̂ of the weights exp(logw): the generalized Pareto shape fitted to their largest
     M = min(n/5, 3√n) values above the next one (Vehtari et al. 2024, PSIS diagnostic).
@@ -59,8 +63,9 @@ def pareto_khat(logw) -> float:
     over the grid; θ̂ is their mean and ξ̂ = mean log(1 − θ̂x), then shrunk towards ½ as (Mξ̂ + 5)/(M + 10)
     (Vehtari et al.'s weak prior). ξ̂ > ½ means the weights have infinite variance, ξ̂ > 1 an infinite mean.
     Returns nan where fewer than 25 weights are finite; −inf where the largest M + 1 are equal (no tail: the
-    weights are bounded there); +inf where a quarter of the M exceedances are 0 in float64 (a few weights
-    larger than the rest by ≳ 700 nats, or ties under them: the mean rests on those few).
+    weights are bounded there); +inf where a quarter of the M exceedances are below 1e-250 of the largest
+    (a few weights larger than the rest by ≳ 575 nats, or ties under them: the mean rests on those few, and
+    the fit's grid would overflow).
     """
     logw = np.asarray(logw, dtype=np.float64).ravel()
     logw = logw[np.isfinite(logw)]
@@ -73,9 +78,10 @@ def pareto_khat(logw) -> float:
     x = w[1:] - w[0]
     if not x[-1] > 0.0:
         return -math.inf
+    x = x / x[-1]  # the shape does not depend on the scale
     g = 30 + int(math.sqrt(tail))
     q = max(int(tail / 4 + 0.5), 1)
-    if not x[q - 1] > 0.0:
+    if not x[q - 1] > _NEGLIGIBLE:
         return math.inf
     j = np.arange(1, g + 1)
     theta = 1.0 / x[-1] + (1.0 - np.sqrt(g / (j - 0.5))) / (3.0 * x[q - 1])

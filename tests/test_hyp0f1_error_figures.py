@@ -286,7 +286,8 @@ TIGHT_RTOLS = (1e-9, 1e-11, 1e-13)
 def tight_references() -> tuple:
     """(σ, k, log ₀F₁, label, own error) where a ray's figure is the SAFETY_TIGHT estimate (k > m or
     m ≤ 3) and the ray is long: rank one and k = 2 (mpmath closed forms), k = 3 distinct (the float64
-    integral minus its own error estimate), rank-deficient m = 4, 5 (the mpmath series, 30 digits)."""
+    integral minus its own error estimate), rank-deficient m = 4, 5 (the mpmath series, 30 digits) and m = 8
+    (a Lawson ray; the series at 20 digits)."""
     refs = []
     with mpmath.workdps(40):
         sig = np.zeros(20)
@@ -301,6 +302,13 @@ def tight_references() -> tuple:
         sig = np.r_[nonzero, np.zeros(k - len(nonzero))]
         value = float(mpmath.log(reference.hyp0f1_reference(sig, k, dps=30)))
         refs.append((sig, k, value, "mpmath series", 1e-25 * (1 + abs(value))))
+    # a Lawson ray at m = 8 (holonomic._lawson_suits), Σσ = 16: the series at 20 digits (~3 s)
+    nonzero = 16.0 * np.geomspace(1.0, 0.2, 8) / np.geomspace(1.0, 0.2, 8).sum()
+    sig = np.r_[nonzero, np.zeros(8)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reference, "MAX_PARTITIONS", 150_000)
+        value = float(mpmath.log(reference.hyp0f1_reference(sig, 16, dps=20)))
+    refs.append((sig, 16, value, "mpmath series, m = 8", 1e-18 * (1 + abs(value))))
     return tuple(refs)
 
 

@@ -47,6 +47,9 @@ def test_a_few_overwhelming_weights_are_unreliable():
     """Log-weights spread over thousands of nats (σ ~ 1e4): most tail weights underflow beside the largest."""
     logw = np.random.default_rng(4).normal(scale=2000.0, size=N)
     assert pareto_khat(logw) == math.inf
+    logw = np.r_[np.zeros(N - 50), np.linspace(700.0, 705.0, 50)]  # a quarter of the tail ~1e-305 of the top
+    with np.errstate(all="raise"):  # no overflow on the way
+        assert pareto_khat(logw) == math.inf
 
 
 def test_planted_sign_error_in_the_fit_is_caught(monkeypatch):
