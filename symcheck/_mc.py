@@ -8,10 +8,13 @@ import numpy as np
 
 __all__ = ["KHAT_RELIABLE", "log_mean_exp_se", "mean_se", "pareto_khat"]
 
-#: Largest Pareto tail index k̂ of the weights at which a sample mean and its standard error are trusted
-#: (Vehtari, Simpson, Gelman, Yao & Gabry 2024, §3: above 0.7 the mean converges too slowly for any
-#: practical sample and its standard error understates the error).
-KHAT_RELIABLE = 0.7
+#: Largest Pareto tail index k̂ of the weights at which a sample mean's standard error is trusted. The weights
+#: have finite variance only for ξ < ½, and the standard error is the central-limit one (Vehtari, Simpson,
+#: Gelman, Yao & Gabry 2024, §3; their practical 0.7 is for Pareto-smoothed estimates, which are not used
+#: here). Measured: saddle-point IS at k = 10, spread σ_max = 30, k̂ ≈ 0.57, came out 4.8 standard errors
+#: below the holonomic value (on which two integrators agree to 2.5e-9); six more runs of 200 000 draws
+#: were 0.7–3.6 below.
+KHAT_RELIABLE = 0.5
 
 
 def mean_se(values, axis: int = -1):

@@ -106,7 +106,7 @@ def test_auto_attempts_records_each_step_per_row():
 
 
 def test_monte_carlo_with_a_heavy_tail_is_not_a_second_route(monkeypatch):
-    """Rank-deficient k = 20, σ_max = 100: the Haar weights' tail index is far above 0.7 and the row says
+    """Rank-deficient k = 20, σ_max = 100: the Haar weights' tail index is far above 0.5 and the row says
     that no Monte Carlo is reliable. Planted (the k̂ guard off): the Haar estimate comes back > 50 nats below
     the holonomic value (two integrators agree on it to 1e-9) with 4 standard errors under 5 — a false figure."""
     sig = hyp0f1_goal._shapes(20, 100.0)["rank-deficient"]

@@ -318,7 +318,7 @@ def log_hyp0f1_mc(sigma, k, n_samples: int, rng, proposal: str = "haar", return_
         ``"haar"``: Haar draws (small to moderate σ). ``"saddle"``: importance sampling
         around the maximum of each coset of O(k) (large σ; ``n_samples`` per coset).
     return_khat : bool
-        Also return the Pareto tail index k̂ of each row's weights: above 0.7
+        Also return the Pareto tail index k̂ of each row's weights: above 0.5
         (``symcheck._mc.KHAT_RELIABLE``) the standard error is not to be trusted.
 
     Returns

@@ -407,7 +407,7 @@ register(Method(
     summary="Haar Monte Carlo over O(k) (Rao–Blackwellised), or saddle-point importance sampling",
     evaluate=lambda flat, k, n_samples=10_000, rng=None, proposal="haar": _mc_evaluate(flat, k, n_samples, rng, proposal),
     rigorous=False,
-    error_kind="one standard error (delta method; a random estimate); inf where the weights' Pareto k̂ > 0.7",
+    error_kind="one standard error (delta method; a random estimate); inf where the weights' Pareto k̂ > 0.5",
     domain=_everywhere,
     defaults={"n_samples": 10_000, "rng": None, "proposal": "haar"},
     check_options=_mc_options,
