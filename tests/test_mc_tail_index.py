@@ -15,7 +15,7 @@ from scipy.stats import genpareto
 
 import symcheck
 from symcheck import _mc
-from symcheck._mc import KHAT_RELIABLE, pareto_khat
+from symcheck._mc import khat_trusted, pareto_khat
 
 N = 20_000
 
@@ -68,10 +68,19 @@ def test_planted_sign_error_in_the_fit_is_caught(monkeypatch):
 
 def test_the_mc_method_returns_inf_where_its_weights_are_heavy_tailed():
     """Haar draws at k = 20, rank-deficient σ_max = 100 (k̂ ≈ 6): the 'mc' method's figure is inf, not the
-    standard error; at small σ (k̂ ≈ 0.1) it is the finite standard error."""
+    standard error; at small σ (k̂ ≈ 0.1 from 20 000 draws) it is the finite standard error."""
     heavy = np.r_[100.0 * np.geomspace(1.0, 0.1, 10), np.zeros(10)]
     _, err = symcheck.log_hyp0f1(heavy, 20, method="mc", rng=0, n_samples=5000, return_error=True)
     assert np.isinf(err)
-    value, se, khat = symcheck.log_hyp0f1_mc(np.full(8, 1.0), 8, 5000, 0, return_khat=True)
-    _, err = symcheck.log_hyp0f1(np.full(8, 1.0), 8, method="mc", rng=0, n_samples=5000, return_error=True)
-    assert khat <= KHAT_RELIABLE and np.isfinite(err) and err == pytest.approx(float(se))
+    value, se, khat = symcheck.log_hyp0f1_mc(np.full(8, 1.0), 8, N, 0, return_khat=True)
+    _, err = symcheck.log_hyp0f1(np.full(8, 1.0), 8, method="mc", rng=0, n_samples=N, return_error=True)
+    assert khat_trusted(khat, N) and np.isfinite(err) and err == pytest.approx(float(se))
+
+
+def test_trust_needs_the_tail_index_safely_below_one_half():
+    """k̂ = 0.43 from 20 000 IS draws (k = 10, spread σ_max = 30: 4.8 standard errors off) is within two of its
+    standard errors (1 + k̂)/√424 of ½, so not trusted; light tails and no tail are; nan is not."""
+    assert not khat_trusted(0.43, 20_000)
+    assert khat_trusted(0.1, 20_000) and khat_trusted(-math.inf, 20_000)
+    assert not khat_trusted(math.nan, 20_000) and not khat_trusted(math.inf, 20_000)
+    assert not khat_trusted(0.1, 50)  # too few draws to know the tail

@@ -44,7 +44,7 @@ from typing import Callable
 import numpy as np
 
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
-from symcheck._mc import KHAT_RELIABLE
+from symcheck._mc import khat_trusted
 from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, laplace, montecarlo, series
 
 __all__ = ["AUTO_RTOL", "AUTO_SERIES_GOAL_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
@@ -395,11 +395,12 @@ def _mc_options(opts: dict) -> dict:
 
 
 def _mc_evaluate(flat, k, n_samples, rng, proposal):
-    """The Monte Carlo estimate and its standard error, or inf where the weights' Pareto tail index exceeds
-    KHAT_RELIABLE: there the standard error understates the error (Haar draws at k = 20, rank-deficient
+    """The Monte Carlo estimate and its standard error, or inf where the weights' Pareto tail index is not
+    safely below KHAT_RELIABLE (:func:`symcheck._mc.khat_trusted`): there the standard error understates the
+    error (Haar draws at k = 20, rank-deficient
     σ_max = 100: 87 nats low with a standard error of 0.95, k̂ = 6.3)."""
     value, se, khat = montecarlo.log_hyp0f1_mc(flat, k, n_samples, rng, proposal=proposal, return_khat=True)
-    return value, np.where(khat <= KHAT_RELIABLE, se, np.inf)
+    return value, np.where(khat_trusted(khat, n_samples), se, np.inf)
 
 
 register(Method(
@@ -407,7 +408,7 @@ register(Method(
     summary="Haar Monte Carlo over O(k) (Rao–Blackwellised), or saddle-point importance sampling",
     evaluate=lambda flat, k, n_samples=10_000, rng=None, proposal="haar": _mc_evaluate(flat, k, n_samples, rng, proposal),
     rigorous=False,
-    error_kind="one standard error (delta method; a random estimate); inf where the weights' Pareto k̂ > 0.5",
+    error_kind="one standard error (delta method; a random estimate); inf unless the weights' Pareto k̂ is safely below 0.5",
     domain=_everywhere,
     defaults={"n_samples": 10_000, "rng": None, "proposal": "haar"},
     check_options=_mc_options,

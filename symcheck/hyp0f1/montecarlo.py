@@ -143,7 +143,8 @@ def log_hyp0f1_mc(sig: np.ndarray, k: int, n_samples: int, rng: np.random.Genera
         sampling around the maximum of each coset (best for large σ; n_samples per coset).
     return_khat : bool
         Also return the Pareto tail index k̂ of each row's weights (:func:`symcheck._mc.pareto_khat`):
-        above ``KHAT_RELIABLE`` (0.5: infinite variance) the standard error understates the error (measured: Haar draws at
+        not safely below ``KHAT_RELIABLE`` (0.5: infinite variance; :func:`symcheck._mc.khat_trusted`)
+        the standard error understates the error (measured: Haar draws at
         k = 20, σ_max = 100, rank-deficient σ, were 87 nats low with a standard error of 0.95).
 
     Returns
