@@ -158,3 +158,13 @@ def test_monomials_are_exact_then_rounded_once():
             if lam:  # x₂ = 1/3 enters a fair share of the terms of every m_λ: one ulp moves it by ~2^-56 relative
                 assert abs(Fraction(*got[lam].as_integer_ratio()) - _monomial_by_permutations(lam, moved)) \
                     > exact * Fraction(1, 2**120)
+
+
+def test_raising_the_partition_limit_takes_effect_after_a_call(monkeypatch):
+    """The degree cap follows MAX_PARTITIONS as it is at the call (it was cached by k alone, so a limit raised
+    after a first call at the same number of parts was ignored: the CI run of 2026-11-27 met it)."""
+    from symcheck.hyp0f1 import reference
+
+    before = reference._degree_cap(8)
+    monkeypatch.setattr(reference, "MAX_PARTITIONS", 150_000)
+    assert reference._degree_cap(8) > before

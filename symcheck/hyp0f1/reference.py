@@ -151,13 +151,18 @@ def _count_partitions(k: int, degree: int) -> int:
     return sum(table)
 
 
-@functools.lru_cache(maxsize=None)
 def _degree_cap(k: int) -> int:
-    """Largest degree ≤ MAX_DEGREE whose partitions (≤ k parts) number at most MAX_PARTITIONS."""
-    lo, hi = 0, MAX_DEGREE + 1  # invariant: lo within both limits, hi not
+    """Largest degree ≤ MAX_DEGREE whose partitions (≤ k parts) number at most MAX_PARTITIONS (the limits as
+    they are now: a caller may raise them)."""
+    return _cap_for(k, MAX_PARTITIONS, MAX_DEGREE)
+
+
+@functools.lru_cache(maxsize=None)
+def _cap_for(k: int, max_partitions: int, max_degree: int) -> int:
+    lo, hi = 0, max_degree + 1  # invariant: lo within both limits, hi not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if _count_partitions(k, mid) <= MAX_PARTITIONS else (lo, mid)
+        lo, hi = (mid, hi) if _count_partitions(k, mid) <= max_partitions else (lo, mid)
     return lo
 
 
