@@ -58,7 +58,17 @@ def test_verdict_resolves_a_shift_and_not_noise():
     assert moore_experiments._sig([np.nan, -1.0]) == "single matrix"  # NaN pairs (refused fits) are skipped
 
 
-def test_fig4_tasks_keep_earlier_matrices_when_counts_grow(monkeypatch):
+@pytest.fixture
+def shared(monkeypatch):
+    """The report's configurations plus a second one on the first 12 of Moore's-size matrices (same n, k, σ_n)
+    with variants of its own, as the report had when only those 12 had asymptotic fits."""
+    moore = [c for c in moore_experiments.CONFIGS if c[2] == 20][0]
+    few = ("first 12", *moore[1:4], 12, 0, (("corrected", "asymptotic, order 2"), ("printed", "exact")))
+    monkeypatch.setattr(moore_experiments, "CONFIGS", moore_experiments.CONFIGS + (few,))
+    return moore, few
+
+
+def test_fig4_tasks_keep_earlier_matrices_when_counts_grow(monkeypatch, shared):
     """Seeds are spawned per matrix index: a larger count keeps the first tasks' matrices, and their arguments
     (and cache keys) unless a matrix newly falls in a second configuration sharing it, which appends that
     configuration's variants (matrices 12-14 of Moore's size here)."""
@@ -93,7 +103,7 @@ def test_summary_counts_only_corrected_fits_as_surviving():
            "ranks": {"MAP": [1] * n, "MFVI (Nakajima)": [1] * n, "isotropic MFVI": [1] * n,
                      "SymVI corrected (exact)": [3] * n, "SymVI printed (exact)": [2] * n},
            "elbo": {"SymVI corrected (exact)": list(-100 + rng.standard_normal(n)),
-                    "SymVI printed (exact)": list(-105 + rng.standard_normal(n))}}
+                    "SymVI printed (exact)": list(-105 + rng.standard_normal(n))}, "moved": {}}
     lines = moore_experiments._plain([rec])
     survive = [ln for ln in lines if "What survives" in ln]
     assert len(survive) == 1
@@ -137,13 +147,13 @@ def test_a_variant_appended_to_a_shared_matrix_leaves_the_earlier_fits_unchanged
     assert strip(moore_experiments._own(first, [extra] + ARGS["variants"], ARGS["variants"])) != strip(result)
 
 
-def test_configurations_on_the_same_matrices_share_their_tasks():
-    """Moore's-size configurations (same n, k, σ_n) fit each matrix once: the first 12 tasks carry both
+def test_configurations_on_the_same_matrices_share_their_tasks(shared):
+    """Configurations with the same (n, k, σ_n) fit each matrix once: the first 12 tasks carry both
     configurations' variants (the first configuration's first), the rest only the first's, and both
     configurations hold the same task objects, with the seeds a configuration alone would get."""
     configs = moore_experiments.fig4_tasks(7, quick=False)
     by_label = {c[0]: (c, tasks) for c, tasks in configs}
-    (full, full_tasks), (few, few_tasks) = (by_label[c[0]] for c in moore_experiments.CONFIGS[2:4])
+    (full, full_tasks), (few, few_tasks) = (by_label[c[0]] for c in shared)
     assert full[1:4] == few[1:4] and (len(full_tasks), len(few_tasks)) == (40, 12)
     assert all(a is b for a, b in zip(full_tasks, few_tasks))
     both = [list(v) for v in full[4]] + [list(v) for v in few[4] if v not in full[4]]
@@ -151,3 +161,65 @@ def test_configurations_on_the_same_matrices_share_their_tasks():
     alone = moore_experiments.seeded_tasks([full_tasks[0].args] * 40, full_tasks[0].seed.entropy)
     assert [t.seed.spawn_key for t in alone] == [t.seed.spawn_key for t in full_tasks]
     assert len({id(t) for _, tasks in configs for t in tasks}) == 40 + 80 + 40  # 12 shared, not 52
+
+
+def test_a_fit_restarted_on_the_same_draws_stays_and_on_fresh_draws_moves():
+    """``draws`` is what makes two routes' optima comparable: the same route restarted at its optimum on its own
+    draws stays there (up to the gradient criterion), while fresh draws move it by Monte Carlo noise."""
+    p, _ = moore_mf.sample_problem(8, 8, 3, 1.0, np.random.default_rng(2))
+    iso = moore_mf.fit_isotropic(p, np.random.default_rng(3))
+    a = moore_mf.fit_symvi(p, np.random.default_rng(4), method="laplace", n_draws=4, start=iso)
+    same = moore_mf.fit_symvi(p, np.random.default_rng(5), method="laplace", n_draws=4, start=a, draws=a.params["E"])
+    fresh = moore_mf.fit_symvi(p, np.random.default_rng(5), method="laplace", n_draws=4, start=a)
+    moved = lambda f: np.linalg.norm(f.mean - a.mean) / np.linalg.norm(a.mean)  # noqa: E731
+    assert moved(same) < 1e-5 < 1e-3 < moved(fresh)
+    with pytest.raises(ValueError, match="draws must have shape"):
+        moore_mf.fit_symvi(p, np.random.default_rng(5), method="laplace", n_draws=4, draws=a.params["E"][:3])
+    with pytest.raises(ValueError, match="draws must be finite"):
+        moore_mf.fit_symvi(p, np.random.default_rng(5), method="laplace", n_draws=4, draws=a.params["E"] * np.nan)
+
+
+def test_a_tighter_route_starts_on_the_previous_routes_draws_and_its_figures_hold():
+    """At k = 2 (exact ₀F₁ known): the order-2 fit starts at the order-1 fit (same draws) and records how far it
+    moved; the figures it records are those of its route at the optimum, and each finite one covers the true
+    error of the order-2 value there against the Bessel closed form."""
+    args = ARGS | {"variants": [["corrected", "laplace"], ["corrected", "asymptotic"],
+                                ["corrected", "asymptotic, order 2"]], "sigma_n": 0.3}
+    res = moore_fig4.fit_matrix(args, np.random.default_rng(6))
+    assert set(res["moved"]) == {"SymVI corrected (asymptotic)", "SymVI corrected (asymptotic, order 2)"}
+    assert res["moved"]["SymVI corrected (asymptotic, order 2)"] < res["moved"]["SymVI corrected (asymptotic)"]
+    med, share, gmed, gmax = res["figures"]["SymVI corrected (asymptotic, order 2)"]
+    assert 0 < share <= 1 and 0 < gmed <= gmax <= 1
+    assert res["figures"]["SymVI corrected (laplace)"][:2] == [math.inf, 0.0]  # Laplace returns no figure
+    # the figures hold on one optimum's draws, route by route
+    p, _ = moore_mf.sample_problem(8, 8, 2, 0.3, np.random.default_rng(1))
+    iso = moore_mf.fit_isotropic(p, np.random.default_rng(2))
+    fit = moore_mf.fit_symvi(p, np.random.default_rng(3), method="asymptotic", options={"order": 2}, start=iso)
+    sig = moore_fig4._optimum_sigma(fit)
+    from symcheck.hyp0f1 import log_hyp0f1
+    value, error = log_hyp0f1(sig, 2, method="asymptotic", order=2, return_error=True)
+    exact = log_hyp0f1(sig, 2, method="exact")
+    ok = np.isfinite(error)
+    assert ok.any() and np.all(np.abs(value - exact)[ok] <= error[ok])
+    assert moore_fig4.kl_0f1_figures(fit, 2, "asymptotic, order 2")[0] == float(np.median(error))
+
+
+def test_route_line_reports_a_changed_verdict():
+    """The summary compares each repeated fit's verdicts with its first route's: equal errors read 'unchanged';
+    an order-2 fit made worse than MAP reads as a change."""
+    rng = np.random.default_rng(8)
+    n = 20
+    base = 1.0 + 0.01 * rng.standard_normal(n)
+    rec = {"label": "synthetic (n = 1)", "k": 3,
+           "errors": {"MAP": list(base), "MFVI (Nakajima)": list(base + 0.2), "isotropic MFVI": list(base),
+                      "SymVI corrected (asymptotic)": list(base - 0.1),
+                      "SymVI corrected (asymptotic, order 2)": list(base - 0.1)},
+           "ranks": {nm: [3] * n for nm in ("MAP", "MFVI (Nakajima)", "isotropic MFVI", "SymVI corrected (asymptotic)",
+                                            "SymVI corrected (asymptotic, order 2)")},
+           "elbo": {}, "moved": {"SymVI corrected (asymptotic, order 2)": [1e-4] * n}}
+    line = [ln for ln in moore_experiments._plain([rec]) if ln.startswith("- ₀F₁ route")][0]
+    assert "moves Ŷ by ≤ 0.0%, verdicts unchanged" in line
+    rec["errors"]["SymVI corrected (asymptotic, order 2)"] = list(base + 0.1)
+    line = [ln for ln in moore_experiments._plain([rec]) if ln.startswith("- ₀F₁ route")][0]
+    assert ("(vs MFVI better, vs MAP better, all traits used) → (vs MFVI better, vs MAP worse, all traits used)"
+            in line)

@@ -208,7 +208,7 @@ def _isotropic_value_grad(x, problem):
 # =====================================================================================
 
 
-def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto"):
+def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto", options: dict | None = None):
     """Monte Carlo KL[q*‖q̃] of Moore eq. (6) over fixed draws, and its gradient in (M, log c).
 
     Parameters
@@ -224,6 +224,8 @@ def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto"):
         ``"printed"``: Moore App. A / Listing 1 with A = (B + Bᵀ)/2 in place of B.
     method : str
         ₀F₁ method (:func:`symcheck.log_hyp0f1`); the gradient uses the same method.
+    options : dict, optional
+        The method's options (e.g. ``{"order": 2}`` for ``"asymptotic"``).
 
     Returns
     -------
@@ -245,7 +247,7 @@ def symvi_kl(M, log_c, E, form: str = "corrected", method: str = "auto"):
     if form == "printed":
         B = 0.5 * (B + np.swapaxes(B, -1, -2))
     W, sig, Zt = np.linalg.svd(B)
-    log_f, grad_log_f = log_hyp0f1_and_grad(sig, k, method=method)
+    log_f, grad_log_f = log_hyp0f1_and_grad(sig, k, method=method, **(options or {}))
     r = np.trace(B, axis1=-2, axis2=-1) - log_f
     G = np.eye(k) - np.matmul(W * grad_log_f[..., None, :], Zt)
     if form == "printed":
@@ -307,20 +309,31 @@ def fit_isotropic(problem: MFProblem, rng, gtol: float = GTOL, maxiter: int = 20
 
 
 def fit_symvi(problem: MFProblem, rng, form: str = "corrected", n_draws: int = 16, method: str = "auto",
-              gtol: float = GTOL, maxiter: int = 5000, start: FitResult | None = None) -> FitResult:
+              gtol: float = GTOL, maxiter: int = 5000, start: FitResult | None = None,
+              options: dict | None = None, draws: np.ndarray | None = None) -> FitResult:
     """SymVI (Moore eq. (5)): isotropic base q* = N(M, cI) on X = [U; V], mixed over O(k).
 
     Maximises ELBO(q*) + KL[q*‖q̃] with the KL of :func:`symvi_kl` over ``n_draws`` fixed draws
     (common random numbers: a deterministic objective, its exact gradient, L-BFGS to sup-norm
     gradient ≤ ``gtol``). Starts from ``start`` (e.g. the isotropic MFVI fit) if given, else
-    from random means. ``elbo`` is the objective at the optimum (the sampled eq. (5)).
+    from random means. ``elbo`` is the objective at the optimum (the sampled eq. (5)). ``method`` and
+    ``options`` choose the ₀F₁ route of the KL (:func:`symvi_kl`); ``draws`` (shape (n_draws, n + m, k))
+    are the KL's standard normal draws, e.g. another fit's ``params["E"]`` to compare two ₀F₁ routes on
+    the same objective (default: drawn from ``rng``).
     E_q̃[gUVᵀ] = E_q*[gUVᵀ] = gMuMvᵀ, as UVᵀ is O(k)-invariant.
     """
     check_choice(form, "form", FORMS)
     gen = check_rng(rng)
     n_draws = check_int(n_draws, "n_draws", minimum=2)
     N, k = problem.n + problem.m, problem.k
-    E = gen.standard_normal((n_draws, N, k))
+    if draws is None:
+        E = gen.standard_normal((n_draws, N, k))
+    else:
+        E = np.asarray(draws, dtype=float)
+        if E.shape != (n_draws, N, k):
+            raise ValueError(f"draws must have shape {(n_draws, N, k)} (n_draws, n + m, k), got {E.shape}")
+        if not np.all(np.isfinite(E)):
+            raise ValueError("draws must be finite")
     if start is None:
         x0 = np.concatenate([gen.standard_normal(N * k), [math.log(0.5)]])
     else:
@@ -328,11 +341,11 @@ def fit_symvi(problem: MFProblem, rng, form: str = "corrected", n_draws: int = 1
 
     def fun(x):
         val, grad = _isotropic_value_grad(x, problem)
-        kl, gM, gc = symvi_kl(x[:-1].reshape(N, k), x[-1], E, form, method)
+        kl, gM, gc = symvi_kl(x[:-1].reshape(N, k), x[-1], E, form, method, options)
         return -(val + kl), -(grad + np.concatenate([gM.ravel(), [gc]]))
 
     res, gmax, record = _lbfgs(fun, x0, gtol, maxiter, what=f"L-BFGS on {n_draws} fixed draws")
     Mu, Mv = _split(res.x, problem)
-    kl = symvi_kl(res.x[:-1].reshape(N, k), res.x[-1], E, form, method)[0]
+    kl = symvi_kl(res.x[:-1].reshape(N, k), res.x[-1], E, form, method, options)[0]
     return FitResult(problem.gain * Mu @ Mv.T, -float(res.fun), int(res.nit), gmax <= gtol, record,
                      {"Mu": Mu, "Mv": Mv, "c": math.exp(res.x[-1]), "kl": kl, "form": form, "E": E})

@@ -17,7 +17,7 @@ import time
 import numpy as np
 from scipy import optimize
 
-from symcheck.experiments.moore_fig4 import N_DRAWS, N_IS, fit_matrix, variant_name
+from symcheck.experiments.moore_fig4 import N_DRAWS, N_IS, STARTS, fit_matrix, variant_name
 from symcheck.sweep import seeded_tasks
 from symcheck.models.moore_scalar import (GOLDEN, bayes_predictive_mean, elbo_meanfield, elbo_symmetrized, log_evidence,
                                           log_joint, log_marginal_u, map_predictive_mean, mfvi_optimum, mfvi_product,
@@ -29,22 +29,22 @@ TITLE = "Moore's experiments (Figs. 1–4) with exact baselines"
 TASK_SECONDS = 4.0
 
 #: Fig. 4 configurations: (label, n = m, k, σ_n, matrices in full mode, in quick mode, SymVI variants).
-#: Moore used n = m = 40, k = 20, σ_n = 2 and 80 matrices. At that size one matrix's two Laplace SymVI fits take
-#: about a minute on one core and its two asymptotic ones 4–6 minutes, so the asymptotic ₀F₁ runs on the first
-#: 12 of the 40 matrices. Configurations with the same (n, k, σ_n) share their matrices (`fig4_tasks`): matrix i
-#: is fitted once, with every variant of the configurations that include it, and each configuration reads its
-#: own variants from those fits (the Laplace fits of the first 12 are not repeated). A cold run of the section
-#: takes about half an hour on 2 cores; the fits are kept in the report's result cache (symcheck/report/cache.py)
-#: and a warm run takes seconds. Tasks are seeded per matrix index: raising a count keeps the earlier matrices
-#: (and their entries).
+#: Moore used n = m = 40, k = 20, σ_n = 2 and 80 matrices; 40 are fitted here. At that size one matrix takes about
+#: 30 s on one core: its two Laplace SymVI fits 1–2 s each, the two order-1 asymptotic ones about as much, the two
+#: order-2 ones 4–13 s (an order-2 value of 16 draws costs ~35 ms at k = 20; order 3, ~0.4 s, would make a fit
+#: minutes long). Configurations with the same (n, k, σ_n) share their matrices (`fig4_tasks`): matrix i is fitted
+#: once, with every variant of the configurations that include it, and each configuration reads its own variants
+#: from those fits. A cold run of the section takes about ten minutes on 2 cores; the fits are kept in the
+#: report's result cache (symcheck/report/cache.py) and a warm run takes seconds. Tasks are seeded per matrix
+#: index: raising a count keeps the earlier matrices (and their entries).
 #: k = 2 has the exact ₀F₁ (a Bessel function); n = 16, k = 8 keeps Moore's k/n = 1/2.
 _LAPLACE = (("corrected", "laplace"), ("printed", "laplace"))
-_BOTH = _LAPLACE + (("corrected", "asymptotic"), ("printed", "asymptotic"))
+_BOTH = _LAPLACE + (("corrected", "asymptotic"), ("printed", "asymptotic"),
+                    ("corrected", "asymptotic, order 2"), ("printed", "asymptotic, order 2"))
 CONFIGS = (
     ("n = m = 16, k = 8, σ_n = 2", 16, 8, 2.0, 40, 2, _BOTH),
     ("n = m = 20, k = 2, σ_n = 3 (exact ₀F₁)", 20, 2, 3.0, 80, 3, (("corrected", "exact"), ("printed", "exact")) + _LAPLACE),
-    ("Moore's size: n = m = 40, k = 20, σ_n = 2 (Laplace ₀F₁)", 40, 20, 2.0, 40, 0, _LAPLACE),
-    ("Moore's size, first 12 matrices (Laplace and asymptotic ₀F₁)", 40, 20, 2.0, 12, 0, _BOTH),
+    ("Moore's size: n = m = 40, k = 20, σ_n = 2", 40, 20, 2.0, 40, 0, _BOTH),
 )
 
 
@@ -199,6 +199,9 @@ def _fig4(ctx):
             rec[key] = {nm: [r[key].get(nm, math.nan) for r in runs] for nm in names if nm in runs[0][key]}
         rec["spectra"] = {nm: [r["spectra"][nm] for r in runs if nm in r["spectra"]] for nm in names}
         rec["offsets"] = {nm: [r["offsets"].get(nm, [math.nan])[0] for r in runs] for nm in runs[0]["offsets"]}
+        rec["figures"] = {nm: [r["figures"].get(nm, [math.nan] * 4) for r in runs] for nm in runs[0]["figures"]}
+        rec["moved"] = {nm: [r["moved"].get(nm, math.nan) for r in runs] for nm in runs[0]["moved"]}
+        rec["sigma"] = {nm: [r["sigma"].get(nm, [math.nan] * 2) for r in runs] for nm in runs[0]["sigma"]}
         out.append(rec)
     return out
 
@@ -279,11 +282,15 @@ def render(ctx) -> str:
                  "(coordinate ascent reaches it: `moore.fig4.nakajima-vb`), used here directly. MAP is the "
                  "closed-form soft threshold (`moore.fig4.map-soft-threshold`). Isotropic MFVI and SymVI are fitted "
                  f"by L-BFGS (criterion: sup-norm gradient ≤ 1e-6); SymVI's KL uses {N_DRAWS} fixed draws (common "
-                 "random numbers) and starts from the isotropic MFVI fit (the asymptotic fits from the Laplace fit of "
-                 "the same form). KL forms: *printed* is Moore's App. A / Listing 1 (A = (B + Bᵀ)/2), *corrected* "
-                 "uses B = MᵀX/c (erratum `moore.appA.orthogonal-kl`). ₀F₁: `laplace` is Moore's eq. (7) as in "
-                 "Listing 1; `exact` (k = 2) the Bessel closed form; `asymptotic` the O(1/σ²) expansion on both "
-                 "cosets of O(k). *offset*: the fit's log ₀F₁ minus saddle-point importance sampling "
+                 "random numbers) and starts from the isotropic MFVI fit (the order-1 asymptotic fits from the Laplace "
+                 "fit of the same form and on its draws, the order-2 ones from the order-1 fit, so that two routes' "
+                 "optima differ by the ₀F₁ alone). KL forms: *printed* is Moore's App. A / Listing 1 "
+                 "(A = (B + Bᵀ)/2), *corrected* uses B = MᵀX/c (erratum `moore.appA.orthogonal-kl`). ₀F₁ and its "
+                 "gradient: `laplace` is Moore's eq. (7) as in Listing 1; `exact` (k = 2) the Bessel closed form; "
+                 "`asymptotic` the expansion on both cosets of O(k) to O(1/σ) (error O(1/σ²)), `asymptotic, order 2` "
+                 "to O(1/σ²). *figure*: the error figures the fit's own route returns at its optimum's draws "
+                 "(`kl_0f1_figures`; estimates, inf outside the route's regime, Laplace's everywhere). "
+                 "*offset*: the fit's log ₀F₁ minus saddle-point importance sampling "
                  f"({N_IS} draws per coset) at its optimum, mean over its {N_DRAWS} draws, then mean ± SD over the "
                  "matrices: the error the ₀F₁ puts into the KL term. *eq. (5)*: the symmetrized bound at the fit's "
                  "optimum with the corrected KL (so a printed-KL fit is scored by the bound it attains; the offset of its "
@@ -298,15 +305,16 @@ def render(ctx) -> str:
                      + f"; thresholds γ_VB = {rec['thresholds'][0]:.2f} (MFVI), σ_n²√k = {rec['thresholds'][1]:.2f} "
                      "(MAP).\n")
         lines.append(f"| method | reconstruction error | traits used (of {rec['k']}) | eq. (5), corrected KL | "
-                     "L-BFGS iterations | ₀F₁ offset (nats) |")
-        lines.append("|---|---|---|---|---|---|")
+                     "L-BFGS iterations | ₀F₁ offset (nats) | ₀F₁ figure at the optimum |")
+        lines.append("|---|---|---|---|---|---|---|")
         for name, errs in rec["errors"].items():
             elbo = rec["elbo"].get(name, [])
             off = rec["offsets"].get(name, [])
             it = rec["iterations"].get(name, [])
             lines.append(f"| {name} | {_pm(errs)} | {np.nanmean(rec['ranks'][name]):.2f} | "
                          f"{f'{np.nanmean(elbo):.2f}' if elbo else '—'} | {f'{np.nanmean(it):.0f}' if it else '—'} | "
-                         f"{f'{np.nanmean(off):+.3f} ± {np.nanstd(off):.3f}' if off else '—'} |")
+                         f"{f'{np.nanmean(off):+.3f} ± {np.nanstd(off):.3f}' if off else '—'} | "
+                         f"{_figure_cell(rec['figures'][name]) if name in rec['figures'] else '—'} |")
         lines.append("")
         e = {k: np.asarray(v) for k, v in rec["errors"].items()}
         lines.append("Paired differences of reconstruction error (negative: the first is better):\n")
@@ -319,10 +327,32 @@ def render(ctx) -> str:
                 d_elbo = np.asarray(rec["elbo"][pr]) - np.asarray(rec["elbo"][co])
                 lines.append(f"- printed − corrected ({pr.split('(')[1][:-1]}): error {_pm(e[pr] - e[co])}; eq. (5) "
                              f"{_pm(d_elbo)} nats")
+        if rec["moved"]:
+            lines.append("\nThe same fit with another ₀F₁ route (same draws, started at the first route's optimum; "
+                         "*moved*: ‖Ŷ − Ŷ_first‖_F / ‖Ŷ_first‖_F, mean and largest over the matrices):\n")
+            for name, moved in rec["moved"].items():
+                first = _first_route(name)
+                lines.append(f"- {name} vs ({first.split('(')[1]}: moved {np.nanmean(moved):.2%} (largest "
+                             f"{np.nanmax(moved):.2%}); reconstruction error {_pm(e[name] - e[first])}")
         lines.append("")
     lines.append(f"![{fig4_name}]({fig4_name})\n")
     lines.append(_conclusions(fig4))
     return "\n".join(lines)
+
+
+def _figure_cell(figures) -> str:
+    """Table cell of a fit's ₀F₁ figures at its optimum (:func:`symcheck.experiments.moore_fig4.kl_0f1_figures`
+    per matrix): the median over the matrices of each optimum's median figure of the value, the share of draws
+    with a finite figure, and the same median of the gradient's figure."""
+    f = np.asarray(figures, float)
+    return (f"{np.median(f[:, 0]):.2g} ({np.nanmean(f[:, 1]):.0%} of draws in regime); gradient "
+            f"{np.median(f[:, 2]):.2g}")
+
+
+def _first_route(name: str) -> str:
+    """The fit a variant ``name`` starts from (:data:`symcheck.experiments.moore_fig4.STARTS`)."""
+    form, route = name.removeprefix("SymVI ").split(" (", 1)
+    return variant_name(form, STARTS[route[:-1]])
 
 
 #: A paired difference is called resolved beyond this many standard errors (two-sided p ≈ 0.003).
@@ -387,12 +417,25 @@ def _plain(fig4) -> list[str]:
     def listing(d):
         return "; ".join(f"**{v}** in {len(d[v])} [{' · '.join(d[v])}]" for v in sorted(d))
 
+    route_lines = []
+    for rec in fig4:
+        e = {k: np.asarray(v) for k, v in rec["errors"].items()}
+        for name, moved in rec["moved"].items():
+            first = _first_route(name)
+            verdicts = [f"vs MFVI {_sig(e[nm] - e['MFVI (Nakajima)'])}, vs MAP {_sig(e[nm] - e['MAP'])}, "
+                        + ("all traits used" if np.nanmean(rec["ranks"][nm]) >= rec["k"] else "not all traits used")
+                        for nm in (first, name)]
+            route_lines.append(f"{rec['label'].split(' (')[0]}: {name.removeprefix('SymVI ')} vs {first.split(' (')[1][:-1]} "
+                               f"moves Ŷ by ≤ {np.nanmax(moved):.1%}, verdicts "
+                               + ("unchanged" if verdicts[0] == verdicts[1] else f"({verdicts[0]}) → ({verdicts[1]})"))
+
     return [f"- (a) full capacity: SymVI uses all k traits in {len(full)} of {len(full) + len(fewer)} fits"
             + (f"; not in: {' · '.join(fewer)}" if fewer else "") + ".",
             f"- (b) SymVI vs MFVI: {listing(mf)}.", f"- (b) SymVI vs MAP: {listing(mp)}.",
             f"- Printed vs corrected KL, by reconstruction error ('better': the printed-KL fit reconstructs better than "
             f"the corrected one on the same matrices): {listing(forms)}.",
             _bound_line(bound),
+            "- ₀F₁ route (the same fit with a more accurate ₀F₁, same draws, started at the first route's optimum): " + ("; ".join(route_lines) if route_lines else "no fit was repeated with another route") + ".",
             f"- **What survives the correction** (corrected-KL fits only): (a) in {corrected['full']} of "
             f"{corrected['fits']} fits; (b) better than MFVI in {corrected['mf']} of {corrected['fits']}, better than MAP "
             f"in {corrected['map']} of {corrected['fits']}."]
