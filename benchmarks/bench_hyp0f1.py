@@ -1,4 +1,4 @@
-"""asv: ₀F₁ kernels (Laplace, Haar sampling, Monte Carlo, asymptotic) beside same-run baselines.
+"""asv: ₀F₁ kernels (Laplace, Haar sampling, Monte Carlo, asymptotic, holonomic, the k = 4 series) beside same-run baselines.
 
 Baselines: the NumPy transcription of Moore's Listing 1 (Laplace), ``scipy.stats.ortho_group``
 (Haar), a plain NumPy Haar Monte Carlo without variance reduction (MC). Numba kernels are
@@ -193,3 +193,23 @@ class AutoAtMooresSize:
 
     def time_one_value(self, shape, sigma_max):
         log_hyp0f1(self.sig, 20)
+
+
+class K4Series:
+    """k = 4 per value: the positive series of SO(4) ≅ (S³ × S³)/±1 (method "exact") beside the holonomic
+    method on the same row (same-run baseline; it skips rows beyond its default step budget), spread
+    σ = σ_max·(1, 0.46, 0.21, 0.1)."""
+
+    params = [[3.0, 30.0, 300.0, 3000.0], ["exact", "holonomic"]]
+    param_names = ["sigma_max", "method"]
+    timeout = 300
+
+    def setup(self, sigma_max, method):
+        self.sig = sigma_max * np.array([[1.0, 0.46, 0.21, 0.1]])
+        try:  # compile, and skip a case beyond the method's range or step budget
+            log_hyp0f1(self.sig, 4, method=method)
+        except ValueError as err:
+            raise NotImplementedError(str(err)) from None
+
+    def time_one_value(self, sigma_max, method):
+        log_hyp0f1(self.sig, 4, method=method)

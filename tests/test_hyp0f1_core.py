@@ -46,9 +46,12 @@ def test_k3_integral_vs_series(sig):
     assert abs(float(log_hyp0f1(sig, 3, method="exact")) - float(ser)) <= 2e-14 + float(bound) + 10 * EPS * abs(ser)
 
 
-def test_exact_refuses_general_k4():
+def test_exact_refuses_general_k5_and_k4_beyond_its_series():
     with pytest.raises(ValueError, match="closed form"):
-        log_hyp0f1([1.0, 2.0, 0.0, 0.0], 4, method="exact")
+        log_hyp0f1([1.0, 2.0, 0.0, 0.0, 0.0], 5, method="exact")
+    log_hyp0f1([1.0, 2.0, 0.0, 0.0], 4, method="exact")  # k = 4: the positive series
+    with pytest.raises(ValueError, match="k = 4 series needs more than"):
+        log_hyp0f1([8e4, 3e4, 0.0, 0.0], 4, method="exact")
 
 
 def _fd_grad(f, sig, h, mask=None):

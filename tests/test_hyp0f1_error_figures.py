@@ -7,7 +7,10 @@ The references share no code with the float64 kernels under test:
   checked here against mpmath's hypergeometric functions (k ≤ 2) and the mpmath zonal series;
 * rank one and k = 2: mpmath's Bessel / ₀F₁ closed forms;
 * the packaged table of high-precision values (mpmath series and other mpmath routes,
-  :mod:`symcheck.hyp0f1.reference_data`).
+  :mod:`symcheck.hyp0f1.reference_data`);
+* k = 4 spectra of every shape up to σ_max = 3000: the 60-digit SO(4) series by its coefficient
+  recurrence (:func:`symcheck.hyp0f1.reference_data.so4_series_mp`; no zonal polynomial, holonomic
+  system or expansion; the float64 k = 4 route uses another algorithm, convolutions).
 
 For every reference and every registered method that accepts it (``auto`` included), the
 returned error figure must be at least the true error |value − reference| — rounding of the
@@ -31,7 +34,7 @@ import pytest
 from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, methods, reference, series, weyl
 from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, grad_log_hyp0f1, log_hyp0f1
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp, equal_spectrum_dps, equal_spectrum_mp
-from symcheck.hyp0f1.reference_data import load_reference_values
+from symcheck.hyp0f1.reference_data import load_reference_values, so4_series_mp
 
 EQUAL_KS = (2, 3, 4, 5, 6, 8, 12, 20, 32, 64)
 EQUAL_S = (0.01, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1e3, 1e4)
@@ -62,7 +65,18 @@ def value_references() -> tuple:
         for pair in K2:
             refs.append((np.array(pair), 2, float(mpmath.log(closed_form_mp(np.array(pair), 2))), "k = 2"))
     refs += [(np.array(p.sigma), p.k, p.value, f"stored {p.shape}") for p in load_reference_values().entries]
+    with mpmath.workdps(60):
+        refs += [(sig, 4, float(so4_series_mp(sig)), f"k = 4 {label}") for sig, label in _k4_inputs()]
     return tuple(refs)
+
+
+def _k4_inputs():
+    """k = 4 spectra the table lacks (two clusters, rank-deficient, near-equal, spread), σ_max 0.3 … 3000."""
+    out = []
+    for s in (0.3, 3.0, 30.0, 300.0, 3000.0):
+        out += [(s * np.array([1.0, 0.46, 0.21, 0.1]), "spread"), (s * np.array([1.0, 1.0, 1 / 3, 1 / 3]), "two clusters"),
+                (s * np.array([1.0, 0.3, 0.0, 0.0]), "rank-deficient"), (s * np.array([1.003, 1.002, 1.001, 1.0]), "near-equal")]
+    return out
 
 
 def _routes(sig: np.ndarray, k: int):
@@ -179,6 +193,13 @@ def _grad_references():
             f = lambda x, y: mpmath.log((mpmath.besseli(0, x + y) + mpmath.besseli(0, x - y)) / 2)  # noqa: E731
             out.append((np.array([a, b]), 2, np.array([float(mpmath.diff(f, (a, b), (1, 0))),
                                                         float(mpmath.diff(f, (a, b), (0, 1)))])))
+    for sig, _ in _k4_inputs()[::3]:  # central differences of the 60-digit k = 4 series (step 1e-25)
+        with mpmath.workdps(60):
+            h = mpmath.mpf(10) ** -25
+            base = [mpmath.mpf(float(x)) for x in sig]
+            g = [(so4_series_mp([x + h * (j == i) for j, x in enumerate(base)])
+                  - so4_series_mp([x - h * (j == i) for j, x in enumerate(base)])) / (2 * h) for i in range(4)]
+        out.append((sig, 4, np.array([float(x) for x in g])))
     return out
 
 

@@ -84,3 +84,20 @@ def test_trust_needs_the_tail_index_safely_below_one_half():
     assert khat_trusted(0.1, 20_000) and khat_trusted(-math.inf, 20_000)
     assert not khat_trusted(math.nan, 20_000) and not khat_trusted(math.inf, 20_000)
     assert not khat_trusted(0.1, 50)  # too few draws to know the tail
+
+
+def test_accuracy_section_trusts_the_mc_standard_error_only_under_the_khat_rule():
+    """The accuracy section's sentence on Monte Carlo: a light-tailed row within 4 SE counts as trusted, a
+    heavy-tailed row whose error is 40 SE is reported with its k̂ and error, not as 'an honest SE'."""
+    from symcheck.report.sections import hyp0f1_accuracy
+
+    base = {"k": 20, "shape": "spread", "sigma": [30.0, 1.0], "reference": 10.0, "mc_n": 4000}
+    rows = [base | {"mc": 10.001, "mc_se": 0.001, "mc_khat": 0.1},
+            base | {"mc": 6.0, "mc_se": 0.1, "mc_khat": 2.7},
+            base | {"reference": float("nan"), "mc": 1.0, "mc_se": 0.1, "mc_khat": 0.1, "is_khat": 0.9}]
+    line = hyp0f1_accuracy._mc_usable_line(rows)
+    assert "1 of 2 inputs with a reference, whose errors are within 4 SE in 1" in line
+    assert "k̂ up to 2.7" in line and "40 SE and 4 nats" in line
+    assert "refused as a reference on 1 inputs" in line
+    rows[0]["mc_khat"] = 0.45  # near ½: the rule's two standard errors of k̂ reject it
+    assert "0 of 2 inputs" in hyp0f1_accuracy._mc_usable_line(rows)

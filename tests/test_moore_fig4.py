@@ -218,8 +218,28 @@ def test_route_line_reports_a_changed_verdict():
                                             "SymVI corrected (asymptotic, order 2)")},
            "elbo": {}, "moved": {"SymVI corrected (asymptotic, order 2)": [1e-4] * n}}
     line = [ln for ln in moore_experiments._plain([rec]) if ln.startswith("- ₀F₁ route")][0]
-    assert "moves Ŷ by ≤ 0.0%, verdicts unchanged" in line
+    assert "moves Ŷ by ≤ 0.01%, verdicts unchanged" in line
     rec["errors"]["SymVI corrected (asymptotic, order 2)"] = list(base + 0.1)
     line = [ln for ln in moore_experiments._plain([rec]) if ln.startswith("- ₀F₁ route")][0]
     assert ("(vs MFVI better, vs MAP better, all traits used) → (vs MFVI better, vs MAP worse, all traits used)"
             in line)
+
+
+def test_exactness_lines_read_the_records():
+    """The paragraph on the exact ₀F₁ quotes the records: σ range, order-2 figure, largest move, Laplace's move;
+    a configuration without both asymptotic orders gets none."""
+    n = 4
+    rec = {"k": 20, "errors": {"SymVI corrected (asymptotic)": [0.5] * n,
+                               "SymVI corrected (asymptotic, order 2)": [0.5 + 1e-5] * n},
+           "figures": {"SymVI corrected (asymptotic)": [[0.2, 0.9, 0.01, 0.9]] * n,
+                       "SymVI corrected (asymptotic, order 2)": [[0.03, 0.75, 0.002, 0.9]] * n},
+           "sigma": {"SymVI corrected (asymptotic, order 2)": [[2.5, 150.0], [3.0, 170.0]] * 2},
+           "moved": {"SymVI corrected (asymptotic)": [0.2, 0.23, 0.1, 0.1],
+                     "SymVI corrected (asymptotic, order 2)": [1e-4, 2e-3, 1e-4, 1e-4]},
+           "offsets": {"SymVI corrected (laplace)": [11.0, 12.0, 11.5, 11.5]}}
+    text = moore_experiments._exactness_lines(rec)[0]
+    for part in ("from 2.5 to 170", "0.03 nats at order 2", "75% of the draws", "figure 0.2) to order 2",
+                 "at most 0.20%", "+1.0e-05 ± 0.0e+00", "offset +11.5 nats) moves it by up to 23%"):
+        assert part in text, part
+    del rec["moved"]["SymVI corrected (asymptotic, order 2)"]
+    assert moore_experiments._exactness_lines(rec) == []

@@ -20,6 +20,11 @@ k = 3 (a one-dimensional integral, valid for every σ)
     and ₀F₁ = ½ (E₊ + E₋). The integrand is e^{M}·(a factor ≤ 1) with a log-linear
     envelope, integrated in scaled form by a compiled adaptive Gauss–Kronrod rule
     (:mod:`symcheck.hyp0f1.k3_quadrature`, which holds the substitutions).
+k = 4 (a series of positive terms, valid for every σ with Σσ up to ~4·10⁴)
+    SO(4) ≅ (S³ × S³)/±1 turns the integral into E_q ₀F₁(2; Σⱼ λⱼ² qⱼ²/4) over uniform q on S³,
+    λ = Hσ (Hadamard), whose Dirichlet moments give Σₙ hₙ/(4ⁿ((n+1)!)²) with hₙ the coefficients
+    of ∏ⱼ(1 − λⱼ²t)^{−1/2}: every term positive (:mod:`symcheck.hyp0f1.so4_series`, with a proven
+    rounding and truncation bound).
 rank one (σ = (s, 0, …, 0), any k)
     T₁₁ is the first coordinate of a uniform point on S^{k−1}, with density ∝ (1−t²)^{(k−3)/2};
     the integral is the scalar ₀F₁(k/2; s²/4) = Γ(k/2) (s/2)^{1−k/2} I_{k/2−1}(s).
@@ -41,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from symcheck.hyp0f1 import k3_quadrature, weyl
+from symcheck.hyp0f1 import k3_quadrature, so4_series, weyl
 
 __all__ = ["EXACT_ULPS", "closed_form_reason", "exact_gradient", "exact_value", "grad_log_hyp0f1_exact", "has_closed_form",
            "log_hyp0f1_exact"]
@@ -58,20 +63,33 @@ _IVE_MAX_S = 1e9
 _HANKEL_TERMS = 20
 
 
+def _k4_series_fits(flat: np.ndarray) -> np.ndarray:
+    """Rows (n, 4) whose k = 4 series needs at most :data:`symcheck.hyp0f1.so4_series.MAX_TERMS` terms
+    (its largest |λ| is at most Σσ)."""
+    return so4_series.terms_needed(flat.sum(axis=1)) <= so4_series.MAX_TERMS
+
+
 def has_closed_form(flat: np.ndarray, k: int) -> np.ndarray:
-    """Boolean mask of the rows of ``flat`` (n, k) that a closed form covers: every row for k ≤ 3,
-    rank one (at most one non-zero σ), and k equal σ up to :data:`symcheck.hyp0f1.weyl.MAX_S`."""
+    """Boolean mask of the rows of ``flat`` (n, k) that a closed form covers: every row for k ≤ 3, for
+    k = 4 every row within the series' term limit, rank one (at most one non-zero σ), and k equal σ up
+    to :data:`symcheck.hyp0f1.weyl.MAX_S`."""
     if k <= 3:
         return np.ones(flat.shape[0], dtype=bool)
-    return (np.count_nonzero(flat, axis=1) <= 1) | (weyl.is_equal_full_rank(flat) & (flat[:, 0] <= weyl.MAX_S))
+    out = (np.count_nonzero(flat, axis=1) <= 1) | (weyl.is_equal_full_rank(flat) & (flat[:, 0] <= weyl.MAX_S))
+    return out | _k4_series_fits(flat) if k == 4 else out
 
 
 def closed_form_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where a closed form applies, else why not (for routing and error messages)."""
     out = np.full(flat.shape[0], "", dtype=object)
     miss = ~has_closed_form(flat, k)
-    out[miss] = (f"no closed form for k={k} with more than one non-zero singular value unless all {k} are equal "
-                 f"(and at most {weyl.MAX_S:g})")
+    if k == 4:
+        out[miss] = (f"the k = 4 series needs more than {so4_series.MAX_TERMS} terms (sum of sigma above "
+                     f"~{2 * (so4_series.MAX_TERMS - 12 * np.sqrt(so4_series.MAX_TERMS)):.3g}) and the row is "
+                     f"neither rank one nor {k} equal sigma (at most {weyl.MAX_S:g})")
+    else:
+        out[miss] = (f"no closed form for k={k} with more than one non-zero singular value unless all {k} are equal "
+                     f"(and at most {weyl.MAX_S:g})")
     return out
 
 
@@ -207,9 +225,10 @@ def _validate(flat: np.ndarray, k: int) -> None:
 def exact_value(flat: np.ndarray, k: int, want_grad: bool = False):
     """Closed-form log ₀F₁ of the rows ``flat`` (n, k) and an estimate of its absolute error.
 
-    k = 1 (cosh), k = 2 (Bessel I₀), k = 3 (one-dimensional integral), rank one (Bessel I_{k/2−1}),
-    all k σ equal (Weyl's integration formula, :mod:`symcheck.hyp0f1.weyl`). The error is
-    EXACT_ULPS·u·(1 + Σ|terms|), plus K3_ERROR·(1 + |value|) for the k = 3 quadrature and the
+    k = 1 (cosh), k = 2 (Bessel I₀), k = 3 (one-dimensional integral), k = 4 (positive series,
+    :mod:`symcheck.hyp0f1.so4_series`), rank one (Bessel I_{k/2−1}), all k σ equal (Weyl's integration
+    formula, :mod:`symcheck.hyp0f1.weyl`). The error is EXACT_ULPS·u·(1 + Σ|terms|), plus
+    K3_ERROR·(1 + |value|) for the k = 3 quadrature, the k = 4 series' proven bound and the
     equal-spectrum route's own estimate. With ``want_grad`` also the gradient in σ and an
     estimate of its largest absolute error (same allowances relative to the gradient's size).
 
@@ -221,7 +240,7 @@ def exact_value(flat: np.ndarray, k: int, want_grad: bool = False):
     References
     ----------
     Muirhead (1982), Thm. 7.4.1 (integral representation); Watson (1944) for Bessel I;
-    module docstring for k = 3; :mod:`symcheck.hyp0f1.weyl` for equal σ.
+    module docstring for k = 3 and 4; :mod:`symcheck.hyp0f1.weyl` for equal σ.
     """
     _validate(flat, k)
     n = flat.shape[0]
@@ -244,8 +263,9 @@ def exact_value(flat: np.ndarray, k: int, want_grad: bool = False):
             gerr[:] = unit * (1.0 + np.abs(grad).max(axis=1))
     else:
         r1 = np.count_nonzero(flat, axis=1) <= 1
-        eq = ~r1 & weyl.is_equal_full_rank(flat) & (flat.max(axis=1) <= weyl.MAX_S)  # k = 3 beyond: the integral
-        k3 = ~r1 & ~eq
+        eq = ~r1 & weyl.is_equal_full_rank(flat) & (flat.max(axis=1) <= weyl.MAX_S)
+        k3 = ~r1 & ~eq & (k == 3)  # the one-dimensional integral
+        k4 = ~r1 & ~eq & (k == 4)  # the positive series
         if r1.any():
             s = flat[r1].max(axis=1)
             value[r1], scale = _log_rank_one(s, k)
@@ -269,6 +289,11 @@ def exact_value(flat: np.ndarray, k: int, want_grad: bool = False):
             if want_grad:
                 grad[k3] = g
                 gerr[k3] = np.where(converged, K3_ERROR * (1.0 + np.abs(g).max(axis=1)), np.inf)
+        if k4.any():
+            if want_grad:
+                value[k4], error[k4], grad[k4], gerr[k4] = so4_series.log_and_grad_so4(flat[k4])
+            else:
+                value[k4], error[k4] = so4_series.log_hyp0f1_so4(flat[k4])
     return (value, error, grad, gerr) if want_grad else (value, error)
 
 

@@ -166,14 +166,16 @@ def _exact_cheap(flat: np.ndarray, k: int) -> np.ndarray:
 
 register(Method(
     name="exact",
-    summary="closed forms: k = 1, 2, 3 (a one-dimensional integral), rank one, k equal σ (Weyl's formula)",
+    summary="closed forms: k = 1, 2, 3 (a one-dimensional integral), 4 (a positive series), rank one, k equal σ "
+            "(Weyl's formula)",
     evaluate=lambda flat, k: closed_form.exact_value(flat, k),
     gradient=lambda flat, k: closed_form.exact_gradient(flat, k),
     rigorous=False,
     error_kind="estimate (rounding allowance measured against mpmath)",
     domain=lambda flat, k, options=None: closed_form.closed_form_reason(flat, k),
     auto=(AutoStep(10, _exact_cheap, scope="k ≤ 2, rank one or all k singular values equal"),
-          AutoStep(30, lambda flat, k: np.full(flat.shape[0], k == 3), scope="k = 3")),
+          AutoStep(30, lambda flat, k: (k in (3, 4)) & closed_form.has_closed_form(flat, k),
+                   scope="k = 3; k = 4 with Σσ up to ~4e4")),
 ))
 
 

@@ -10,8 +10,8 @@ random few entries live, so stale data fails.
 
 Grid: k = 1..12, shapes ``"rank one"`` (σ_max, 0, …, 0), ``"equal"`` (σ_max, …, σ_max) and
 ``"spread"`` (σᵢ = σ_max (k − i)/k, i = 0..k−1: distinct, gaps σ_max/k), σ_max in
-:data:`SIGMA_MAX` (1e-3 … 1e4). An entry is stored where one of three high-precision routes
-reaches it, each run at ``DPS`` = 40 decimal digits:
+:data:`SIGMA_MAX` (1e-3 … 1e4). An entry is stored where one of four high-precision routes
+reaches it, each run at ``DPS`` = 40 decimal digits (or more where stated):
 
 ``closed_form_mp``
     k ≤ 2 or rank one: the mpmath Bessel/cosh closed forms
@@ -30,6 +30,13 @@ reaches it, each run at ``DPS`` = 40 decimal digits:
     envelope's slope) is bounded and added to the error; the smaller coset is dropped where its
     bound E(−λ) ≤ e^{max(−λ)} is below 10^(−DPS−5) of the larger. Error: mpmath's estimate plus
     those bounds.
+``so4_series_mp``
+    k = 4: the positive series of :mod:`symcheck.hyp0f1.so4_series` (SO(4) ≅ (S³ × S³)/±1),
+    ₀F₁ = ½(I(λ₊) + I(λ₋)), I = Σₙ hₙ/(4ⁿ((n+1)!)²), with the coefficients hₙ of ∏ⱼ(1 − λⱼ²t)^{−1/2}
+    by their four-term recurrence n hₙ = −Σᵢ eᵢ(n − i/2)h_{n−i} (eᵢ those of ∏ⱼ(1 − λⱼ²t); another
+    algorithm than the float64 route's convolutions) at DPS + 20 digits (the recurrence's
+    alternating eᵢ cancel a few digits), summed past the largest term until the rigorous tail
+    bound of that module is below 10^(−DPS−5) of the sum.
 
 ``digits`` of an entry: the number d with |stored − true| ≤ 10^(−d) in log ₀F₁, capped at
 DPS − 5 = 35 (the log is evaluated at DPS digits and |log ₀F₁| ≤ Σσ ≤ 1.2e5 on this grid).
@@ -65,6 +72,7 @@ __all__ = [
     "generate_reference_values",
     "k3_quadrature_mp",
     "load_reference_values",
+    "so4_series_mp",
     "shape_sigma",
     "write_reference_values",
 ]
@@ -77,7 +85,7 @@ MAX_DIGITS = DPS - 5
 SIGMA_MAX = (1e-3, 1e-2, 0.1, 0.3, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1e3, 1e4)
 SHAPES = ("rank one", "equal", "spread")
 K_VALUES = tuple(range(1, 13))
-ROUTES = ("closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp")
+ROUTES = ("closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp", "so4_series_mp")
 #: Largest coefficient table (partitions with ≤ k parts, size ≤ degree) the series route is run
 #: with (measured at DPS = 40: 13 429 partitions, k = 3, Σσ = 30 take 5.5 s; 62 458 take 44 s).
 MAX_REFERENCE_PARTITIONS = 20_000
@@ -110,7 +118,7 @@ def _route(sig: np.ndarray, k: int) -> str | None:
         return "closed_form_mp"
     if _series_feasible(sig, k):
         return "hyp0f1_reference"
-    return "k3_quadrature_mp" if k == 3 else None
+    return {3: "k3_quadrature_mp", 4: "so4_series_mp"}.get(k)
 
 
 def _coset_mp(lam: list) -> tuple:
@@ -170,6 +178,57 @@ def k3_quadrature_mp(sigma) -> tuple:
         return mpmath.log(total / 2), (rel * e_big + rel_small * e_small) / total
 
 
+def _so4_coset_mp(lam: list) -> mpmath.mpf:
+    """I(λ) = Σₙ hₙ/(4ⁿ((n+1)!)²) at the working precision, to a relative tail below 10^(−DPS−5).
+
+    Tail: hₙ ≤ (n+1)·a_maxⁿ (:mod:`symcheck.hyp0f1.so4_series`), so with Gₙ = (λ_max/2)^{2n}/((n+1)!)²,
+    Σ_{m>n} Tₘ ≤ (n+2)G_{n+1}/(1 − ρ), ρ = (n+3)/(n+2)·((λ_max/2)/(n+3))², once ρ < 1.
+    """
+    e = [mpmath.mpf(1)]
+    for lj in lam:
+        e = [(e[i] if i < len(e) else 0) - (lj * lj * e[i - 1] if i else 0) for i in range(len(e) + 1)]
+    half = max(abs(x) for x in lam) / 2
+    h, scale, big_g, total, n = [mpmath.mpf(1)], mpmath.mpf(1), mpmath.mpf(1), mpmath.mpf(1), 0
+    limit = mpmath.mpf(10) ** (-DPS - 5)
+    while True:
+        n += 1
+        h.append(-mpmath.fsum(e[i] * (n - mpmath.mpf(i) / 2) * h[n - i] for i in range(1, 5) if n - i >= 0) / n)
+        scale /= 4 * (n + 1) ** 2
+        big_g *= (half / (n + 1)) ** 2
+        total += h[n] * scale
+        rho = (n + 3) / mpmath.mpf(n + 2) * (half / (n + 3)) ** 2
+        if rho < 1 and (n + 2) * big_g * (half / (n + 2)) ** 2 / (1 - rho) <= limit * total:
+            return total
+
+
+def so4_series_mp(sigma) -> mpmath.mpf:
+    """log ₀F₁(2; AAᵀ/4) for k = 4 by the positive series, with the coefficient recurrence (module docstring).
+
+    Parameters
+    ----------
+    sigma : array_like, shape (4,)
+        Singular values (finite, ≥ 0), converted exactly from float64 (mpmath numbers are kept as
+        they are, so a caller may differentiate).
+
+    Returns
+    -------
+    mpmath.mpf
+        log ₀F₁ at the caller's working precision (run it at DPS + 20 digits for DPS correct ones).
+
+    References
+    ----------
+    The derivation is in :mod:`symcheck.hyp0f1.so4_series`.
+    """
+    if len(sigma) != 4:
+        raise ValueError(f"sigma must be one row of 4 singular values, got {len(sigma)}")
+    s = [x if isinstance(x, mpmath.mpf) else mpmath.mpf(float(x)) for x in sigma]
+    rows = ((1, 1, 1, 1), (1, 1, -1, -1), (1, -1, 1, -1), (1, -1, -1, 1))
+    lam_plus = [sum(c * x for c, x in zip(r, s)) for r in rows]
+    flipped = s[:3] + [-s[3]]
+    lam_minus = [sum(c * x for c, x in zip(r, flipped)) for r in rows]
+    return mpmath.log((_so4_coset_mp(lam_plus) + _so4_coset_mp(lam_minus)) / 2)
+
+
 def compute_reference(sigma, k, route: str) -> tuple[str, int]:
     """log ₀F₁(k/2; AAᵀ/4) by one high-precision route, as a decimal string and its digits.
 
@@ -177,7 +236,7 @@ def compute_reference(sigma, k, route: str) -> tuple[str, int]:
     ----------
     sigma : array_like, shape (k,)
     k : int
-    route : {"closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp"}
+    route : {"closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp", "so4_series_mp"}
         See the module docstring (ValueError where the route does not apply).
 
     Returns
@@ -194,6 +253,12 @@ def compute_reference(sigma, k, route: str) -> tuple[str, int]:
             value, digits = mpmath.log(closed_form_mp(sig, k)), MAX_DIGITS
         elif route == "hyp0f1_reference":
             value, digits = mpmath.log(reference.hyp0f1_reference(sig, k, dps=DPS)), MAX_DIGITS
+        elif route == "so4_series_mp":
+            if k != 4:
+                raise ValueError(f"route: 'so4_series_mp' needs k = 4, got k={k}")
+            with mpmath.workdps(DPS + 20):
+                value = so4_series_mp(sig)
+            digits = MAX_DIGITS
         else:
             if k != 3:
                 raise ValueError(f"route: 'k3_quadrature_mp' needs k = 3, got k={k}")
@@ -219,7 +284,8 @@ def _banner() -> dict:
         "routes": {"closed_form_mp": "k <= 2 or rank one: mpmath Bessel closed forms",
                    "hyp0f1_reference": f"PDE-system monomial series at dps={DPS} "
                                        f"(<= {MAX_REFERENCE_PARTITIONS} partitions)",
-                   "k3_quadrature_mp": f"k = 3: mpmath tanh-sinh quadrature of the quaternion integral at dps={DPS}"},
+                   "k3_quadrature_mp": f"k = 3: mpmath tanh-sinh quadrature of the quaternion integral at dps={DPS}",
+                   "so4_series_mp": f"k = 4: the SO(4) positive series, coefficient recurrence at dps={DPS + 20}"},
         "digits": "d with |value - log 0F1| <= 10^-d (absolute, in log 0F1)",
     }
 
