@@ -286,10 +286,12 @@ def _render(ctx) -> str:
     missing = [r for r in rows if not np.isfinite(r["reference"]) and "is_reference" not in r]
     if missing:
         kmin = min(r["k"] for r in missing)
+        refused = sum("is_khat" in r for r in missing)
         lines.append(f"**No trustworthy reference** for {len(missing)} inputs (k ≥ {kmin}, more than one non-zero "
-                     "singular value, beyond the series cap, and either k > 20 or two small singular values): "
+                     "singular value, beyond the series cap, and either k > 20, two small singular values, or "
+                     f"importance sampling whose weights' k̂ refused it ({refused} inputs)): "
                      "no closed form exists, the series needs more terms than the cap, and importance sampling "
-                     "was not run or is not efficient there. The tables cannot judge any method on them; the "
+                     "was not run, is not efficient, or cannot be trusted there. The tables cannot judge any method on them; the "
                      "asymptotic expansion's error is O(1/σ^{order+1}) by derivation where all pair sums are large, "
                      "and the section \"₀F₁ to 1e-10\" checks the order-3 expansion and the holonomic method "
                      "against each other up to k = 12.")
