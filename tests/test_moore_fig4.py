@@ -31,6 +31,7 @@ def test_fit_matrix_has_every_method(result):
     names = {"MAP", "MFVI (Nakajima)", "isotropic MFVI", "SymVI corrected (exact)", "SymVI printed (laplace)"}
     assert set(result["errors"]) == names and set(result["spectra"]) == names
     assert set(result["offsets"]) == {"SymVI printed (laplace)"}  # exact needs no offset
+    assert all(len(v) == 3 and 0 <= v[2] <= 1 for v in result["offsets"].values())  # mean, SE, share trusted
     assert all(len(sv) == 2 for sv in result["spectra"].values())
 
 

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from symcheck._checks import check_choice, check_int, check_positive_float
+from symcheck._mc import khat_trusted
 from symcheck.hyp0f1 import grad_log_hyp0f1, log_hyp0f1
 from symcheck.hyp0f1.api import log_hyp0f1_mc
 from symcheck.models.moore_mf import (
@@ -71,18 +72,21 @@ def _optimum_sigma(fit) -> np.ndarray:
     return np.linalg.svd(B, compute_uv=False)
 
 
-def kl_0f1_offset(fit, k: int, route: str, rng) -> tuple[float, float]:
+def kl_0f1_offset(fit, k: int, route: str, rng) -> tuple[float, float, float]:
     """Error of a SymVI fit's ₀F₁ inside its KL term at the optimum, measured.
 
     Mean over the fit's draws of log ₀F₁(``route``, a label of :data:`METHODS`) − log ₀F₁(saddle-point
-    importance sampling, :data:`N_IS` draws per coset), and the standard error of that mean. The offset
-    enters the KL term and the ELBO one for one.
+    importance sampling, :data:`N_IS` draws per coset), the standard error of that mean, and the share of
+    draws whose importance weights let their standard error be trusted (Pareto k̂,
+    :func:`symcheck._mc.khat_trusted`; where it is not, the sampling estimate tends to fall below
+    ₀F₁ by more than its SE says). The offset enters the KL term and the ELBO one for one.
     """
     sig = _optimum_sigma(fit)
     method, options = METHODS[route]
-    est, se = log_hyp0f1_mc(sig, k, N_IS, rng, proposal="saddle")
+    est, se, khat = log_hyp0f1_mc(sig, k, N_IS, rng, proposal="saddle", return_khat=True)
     d = log_hyp0f1(sig, k, method=method, **options) - est
-    return float(np.mean(d)), float(math.sqrt(np.sum(se**2)) / len(se))
+    return (float(np.mean(d)), float(math.sqrt(np.sum(se**2)) / len(se)),
+            float(np.mean(khat_trusted(khat, N_IS))))
 
 
 def kl_0f1_figures(fit, k: int, route: str) -> list[float]:
@@ -132,7 +136,8 @@ def fit_matrix(args: dict, rng) -> dict:
         ``iterations``, ``seconds`` per method name; ``elbo``: isotropic MFVI's ELBO and, per
         SymVI fit, Moore eq. (5) at its optimum with the *corrected* KL (the printed form's fit
         is scored by the bound it actually attains; same draws and ₀F₁ method); ``failures``
-        (fits short of their criterion, or refused); ``offsets`` {name: [mean, SE]} and
+        (fits short of their criterion, or refused); ``offsets`` {name: [mean, SE, share of draws with a
+        trusted IS standard error]} and
         ``figures`` {name: :func:`kl_0f1_figures`} of each non-exact ₀F₁ at its optimum, with ``sigma``
         {name: [smallest, largest] singular value of B over its draws} there; ``moved``
         {name: ‖Ŷ − Ŷ_start‖_F / ‖Ŷ_start‖_F} for fits started from another SymVI fit (:data:`STARTS`):
