@@ -244,3 +244,20 @@ def test_exactness_lines_read_the_records():
         assert part in text, part
     del rec["moved"]["SymVI corrected (asymptotic, order 2)"]
     assert moore_experiments._exactness_lines(rec) == []
+
+
+def test_exact_check_at_small_k_covers_every_route():
+    """At k = 3 the holonomic check runs at the corrected fits' optima: every route's offset against it, and
+    the asymptotic figures hold there (ratio ≤ 1); the section quotes them."""
+    args = ARGS | {"k": 3, "variants": [["corrected", "laplace"], ["corrected", "asymptotic"],
+                                        ["corrected", "asymptotic, order 2"]], "sigma_n": 0.3}
+    res = moore_fig4.fit_matrix(args, np.random.default_rng(6))
+    assert set(res["exact"]) == {"SymVI corrected (laplace)", "SymVI corrected (asymptotic, order 2)"}
+    check = res["exact"]["SymVI corrected (asymptotic, order 2)"]
+    assert check["reference_error"] < 1e-8
+    assert set(check) == {"reference_error", "laplace", "asymptotic", "asymptotic, order 2"}
+    assert all(not v[1] > 1 for r, v in check.items() if r != "reference_error")
+    assert abs(check["laplace"][0]) > 10 * abs(check["asymptotic, order 2"][0])
+    rec = {"k": 3, "exact": {nm: [c] for nm, c in res["exact"].items()}}
+    text = moore_experiments._exact_check_lines(rec)[0]
+    assert "1 matrices" in text and "asymptotic, order 2" in text and "Laplace returns none" in text

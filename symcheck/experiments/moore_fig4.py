@@ -39,12 +39,18 @@ from symcheck.models.moore_mf import (
     symvi_kl,
 )
 
-__all__ = ["METHODS", "N_DRAWS", "N_IS", "STARTS", "fit_matrix", "kl_0f1_figures", "kl_0f1_offset", "variant_name"]
+__all__ = ["EXACT_AT", "EXACT_MAX_K", "METHODS", "N_DRAWS", "N_IS", "STARTS", "fit_matrix", "kl_0f1_exact",
+           "kl_0f1_figures", "kl_0f1_offset", "variant_name"]
 
 #: ₀F₁ routes a SymVI fit may use, by label: (method of :func:`symcheck.log_hyp0f1`, its options). Each has a
 #: gradient; "asymptotic" is the expansion to O(1/σ) (error O(1/σ²)), "asymptotic, order 2" to O(1/σ²).
 METHODS = {"exact": ("exact", {}), "laplace": ("laplace", {}), "asymptotic": ("asymptotic", {"order": 1}),
            "asymptotic, order 2": ("asymptotic", {"order": 2})}
+#: Up to this k the holonomic method gives log ₀F₁ at every draw of an optimum (a second or so per value at
+#: k = 8), which checks each route's value and figure there exactly (:func:`kl_0f1_exact`); it is run at the
+#: optima of these corrected-KL fits.
+EXACT_MAX_K = 8
+EXACT_AT = ("laplace", "asymptotic, order 2")
 #: Where a SymVI fit starts: the fit of the same form with this route if there is one (the expansion needs
 #: large pair sums of σ, which the isotropic MFVI start may not have; the order-2 fit also reuses the order-1
 #: fit's draws, so the two optima differ only by the ₀F₁ route), else the isotropic MFVI fit.
@@ -87,6 +93,30 @@ def kl_0f1_offset(fit, k: int, route: str, rng) -> tuple[float, float, float]:
     d = log_hyp0f1(sig, k, method=method, **options) - est
     return (float(np.mean(d)), float(math.sqrt(np.sum(se**2)) / len(se)),
             float(np.mean(khat_trusted(khat, N_IS))))
+
+
+def kl_0f1_exact(fit, k: int) -> dict | None:
+    """Each non-exact route's ₀F₁ at a fit's optimum against the holonomic method (an independent algorithm).
+
+    Returns ``{"reference_error": largest holonomic figure over the draws, route: [mean over the draws of
+    route − holonomic, largest (|route − holonomic| − reference figure) / route's figure over the draws where
+    that figure is finite (nan if none)]}`` for the routes of :data:`METHODS` other than "exact", or None
+    where the holonomic method refuses the draws (beyond its step budget).
+    """
+    sig = _optimum_sigma(fit)
+    try:
+        ref, ref_error = log_hyp0f1(sig, k, method="holonomic", return_error=True)
+    except ValueError:
+        return None
+    out = {"reference_error": float(np.max(ref_error))}
+    for route, (method, options) in METHODS.items():
+        if route == "exact":
+            continue
+        value, error = log_hyp0f1(sig, k, method=method, return_error=True, **options)
+        finite = np.isfinite(error)
+        ratio = (np.abs(value - ref) - ref_error)[finite] / error[finite]
+        out[route] = [float(np.mean(value - ref)), float(np.max(ratio)) if ratio.size else math.nan]
+    return out
 
 
 def kl_0f1_figures(fit, k: int, route: str) -> list[float]:
@@ -139,7 +169,8 @@ def fit_matrix(args: dict, rng) -> dict:
         (fits short of their criterion, or refused); ``offsets`` {name: [mean, SE, share of draws with a
         trusted IS standard error]} and
         ``figures`` {name: :func:`kl_0f1_figures`} of each non-exact ₀F₁ at its optimum, with ``sigma``
-        {name: [smallest, largest] singular value of B over its draws} there; ``moved``
+        {name: [smallest, largest] singular value of B over its draws} there, and ``exact``
+        {name: :func:`kl_0f1_exact`} at the optima of :data:`EXACT_AT` up to :data:`EXACT_MAX_K`; ``moved``
         {name: ‖Ŷ − Ŷ_start‖_F / ‖Ŷ_start‖_F} for fits started from another SymVI fit (:data:`STARTS`):
         how far the predictive mean moves when only the ₀F₁ route changes; ``thresholds``
         [γ_VB, σ_n²√k].
@@ -155,7 +186,7 @@ def fit_matrix(args: dict, rng) -> dict:
     iso = fit_isotropic(p, rng)
     out = {"errors": {}, "spectra": {}, "ranks": {}, "iterations": {"isotropic MFVI": iso.iterations},
            "seconds": {"isotropic MFVI": time.perf_counter() - t0}, "elbo": {"isotropic MFVI": iso.elbo},
-           "failures": [], "offsets": {}, "figures": {}, "sigma": {}, "moved": {},
+           "failures": [], "offsets": {}, "figures": {}, "sigma": {}, "moved": {}, "exact": {},
            "thresholds": [nakajima_threshold(p), p.sigma2 / p.gain]}
     if not iso.converged:
         out["failures"].append(f"isotropic MFVI: {iso.criterion}")
@@ -189,6 +220,10 @@ def fit_matrix(args: dict, rng) -> dict:
             out["figures"][name] = kl_0f1_figures(fit, k, route)
             sig = _optimum_sigma(fit)
             out["sigma"][name] = [float(np.min(sig)), float(np.max(sig))]
+            if k <= EXACT_MAX_K and form == "corrected" and route in EXACT_AT:
+                exact = kl_0f1_exact(fit, k)
+                if exact is not None:
+                    out["exact"][name] = exact
     for name, Y in means.items():
         sv = np.linalg.svd(Y, compute_uv=False)[:k]
         out["errors"][name] = reconstruction_error(Y, truth)
