@@ -39,7 +39,7 @@ the sum stops at N = ⌈μ + 12√μ + 60⌉ (μ = λ_max/2), and the tail is bo
 (coefficientwise ∏(1 − bⱼt)^{−1/2} ≤ (1 − t)^{−2}), so Σ_{n>N} Tₙ ≤ (N+2)g_{N+1}/(1 − ρ) with
 ρ = (N+3)/(N+2)·(μ/(N+3))² (and (n+1)² for the gradient's sums, q̃ ≤ (n+1)²). Cost O(N²) for up
 to three convolutions (factors with small bⱼ stop where their coefficients underflow): the route is
-offered for N ≤ :data:`MAX_TERMS`, about half a second a row at that limit.
+offered for N ≤ :data:`MAX_TERMS`, half a second to a few seconds a row at that limit.
 
 Error bound (a proven bound on the float64 evaluation, for the computed λ). Every quantity is a
 sum of products of positive numbers, so the relative error of each term is at most γ_K,
@@ -60,8 +60,10 @@ from numba import njit
 
 __all__ = ["MAX_TERMS", "coset_sums", "log_and_grad_so4", "log_hyp0f1_so4", "terms_needed"]
 
-#: Largest number of series terms the route takes (N ≈ λ_max/2 + 12√(λ_max/2) + 60), i.e. Σσ up to ~4e4:
-#: measured 0.5 s for a row (both cosets, value and gradient) at N = 24 360, σ = (2.2, 1.3, 0.7, 0.3)·10⁴.
+#: Largest number of series terms the route takes (N ≈ λ_max/2 + 12√(λ_max/2) + 60), i.e. Σσ up to ~4e4.
+#: Measured per row (both cosets) near the limit, N ≈ 24 400, with two other jobs on the machine: 0.5 s for
+#: σ = (2.2, 1.3, 0.7, 0.3)·10⁴ (two factors underflow early), 3.3 s for (44 000, 1000, 10, 0), where one
+#: dominant σ makes all four λ large and every convolution full length.
 MAX_TERMS = 25000
 
 _U = 2.0**-53
