@@ -80,7 +80,7 @@ def render(ctx) -> str:
     lines.append("*used* = measured max / budget (≤ 100 % is enforced; measured budgets are ≥ 50 % used). Not "
                  "budgeted: `mc` (its error is its standard error, checked by the claims), the holonomic method "
                  "for k ≥ 9 (seconds per value), the asymptotic expansion where a pair sum σᵢ + σⱼ is small (rank one with k ≥ 3, σ_max < 1), "
-                 "and every input without a ≥ 30-digit reference (several non-zero σ with k ≥ 4 beyond Σσ ≈ 5–10).")
+                 "and every input without a ≥ 30-digit reference (several non-zero σ with k ≥ 5 beyond Σσ ≈ 5–10; k = 4 has the SO(4) series at every σ of the grid).")
     lines.append("")
     lines.append("### Do the returned error figures hold? Worst true error / returned error figure")
     lines.append("")
