@@ -232,12 +232,13 @@ def _failure_summary(failures) -> str:
     return "; ".join(parts)
 
 
-def _pm(x) -> str:
-    """mean ± standard error of the mean over the finite values ("± nan" for one value)."""
+def _pm(x, fmt: str = ".4f", sign: str = "") -> str:
+    """mean ± standard error of the mean over the finite values ("± nan" for one value), both in format
+    ``fmt``, the mean with ``sign`` ("+" to show it always)."""
     x = np.asarray(x, float)
     x = x[np.isfinite(x)]
     se = x.std(ddof=1) / math.sqrt(x.size) if x.size > 1 else math.nan
-    return f"{x.mean():.4f} ± {se:.4f}"
+    return f"{x.mean():{sign}{fmt}} ± {se:{fmt}}"
 
 
 def render(ctx) -> str:
@@ -338,12 +339,10 @@ def render(ctx) -> str:
                          "*moved*: ‖Ŷ − Ŷ_first‖_F / ‖Ŷ_first‖_F, mean and largest over the matrices):\n")
             for name, moved in rec["moved"].items():
                 first = _first_route(name)
-                d = np.asarray(e[name] - e[first], float)
-                d = d[np.isfinite(d)]
                 sig = np.asarray(rec["sigma"].get(name, [[math.nan] * 2]), float)
                 lines.append(f"- {name} vs ({first.split('(')[1]}: moved {np.nanmean(moved):.2%} (largest "
-                             f"{np.nanmax(moved):.2%}); reconstruction error {d.mean():+.1e} ± "
-                             f"{d.std(ddof=1) / math.sqrt(d.size):.1e}; σ of B at the optimum from "
+                             f"{np.nanmax(moved):.2%}); reconstruction error {_pm(e[name] - e[first], '.1e', '+')}; "
+                             "σ of B at the optimum from "
                              f"{np.nanmin(sig[:, 0]):.3g} to {np.nanmax(sig[:, 1]):.3g}")
         lines += _exactness_lines(rec) + _exact_check_lines(rec)
         lines.append("")
@@ -377,8 +376,6 @@ def _exactness_lines(rec) -> list[str]:
         return []
     fig = {nm: np.asarray(rec["figures"][nm], float) for nm in (o1, o2)}
     sig = np.asarray(rec["sigma"][o2], float)
-    d = np.asarray(rec["errors"][o2], float) - np.asarray(rec["errors"][o1], float)
-    d = d[np.isfinite(d)]
     text = (f"\n*Exact ₀F₁ at k = {rec['k']}?* No route reaches it inside these fits: at the optima the singular values "
             f"of B run from {np.nanmin(sig[:, 0]):.3g} to {np.nanmax(sig[:, 1]):.3g}, where the series needs degrees "
             f"beyond reach and the holonomic system, with 2^{rec['k']} states, "
@@ -389,8 +386,9 @@ def _exactness_lines(rec) -> list[str]:
             f"the draws' median; {np.nanmean(fig[o2][:, 1]):.0%} of the draws inside its regime). The comparison of "
             f"routes shows the accuracy the conclusions need instead: from order 1 (figure "
             f"{np.median(fig[o1][:, 0]):.2g}) to order 2 the predictive mean moves by at most "
-            f"{np.nanmax(rec['moved'][o2]):.2%} and the reconstruction error by {d.mean():+.1e} ± "
-            f"{d.std(ddof=1) / math.sqrt(d.size):.1e}, far below the differences the verdicts rest on")
+            f"{np.nanmax(rec['moved'][o2]):.2%} and the reconstruction error by "
+            f"{_pm(np.asarray(rec['errors'][o2], float) - np.asarray(rec['errors'][o1], float), '.1e', '+')}, far "
+            "below the differences the verdicts rest on")
     if lap in rec["offsets"] and o1 in rec["moved"]:
         text += (f"; Laplace's ₀F₁ (offset {np.nanmean(rec['offsets'][lap]):+.1f} nats) moves it by up to "
                  f"{np.nanmax(rec['moved'][o1]):.0%}")
