@@ -58,6 +58,8 @@ import math
 import numpy as np
 from numba import njit
 
+from symcheck.evidence import gamma
+
 __all__ = ["MAX_TERMS", "coset_sums", "log_and_grad_so4", "log_hyp0f1_so4", "terms_needed"]
 
 #: Largest number of series terms the route takes (N ≈ λ_max/2 + 12√(λ_max/2) + 60), i.e. Σσ up to ~4e4.
@@ -80,14 +82,11 @@ def terms_needed(lam_max: np.ndarray) -> np.ndarray:
     return np.ceil(mu + 12.0 * np.sqrt(mu) + 60.0)
 
 
-def _gamma(k: float) -> float:
-    return k * _U / (1.0 - k * _U)
-
-
 @njit(cache=True)
 def _coset(lam, n_terms, want_grad):
-    """log I(λ), ∂ log I/∂λ (zeros unless ``want_grad``), and the relative error bounds of I and of
-    the gradient sums (truncation included), for one coset. ``n_terms`` = N."""
+    """log I(λ), ∂ log I/∂λ (zeros unless ``want_grad``), and the rigorous relative tail bounds of the
+    value's sum and of the gradient sums (inf where the bound does not apply), for one coset.
+    ``n_terms`` = N. The rounding of the N-term convolutions and sums is added by :func:`_assemble`."""
     amax = 0.0
     for j in range(4):
         amax = max(amax, abs(lam[j]))
@@ -156,9 +155,6 @@ def _coset(lam, n_terms, want_grad):
     if rho2 < 1.0:
         rel_tail_grad = (N + 2.0) ** 2 * g_next / (1.0 - rho2) / S
     log_i = math.log(S) + emax * _LOG2
-    K = 12.0 * N + 16.0
-    rel = K * 1.1102230246251565e-16 / (1.0 - K * 1.1102230246251565e-16) + rel_tail
-    rel_grad = np.inf
     if want_grad:
         # D_j = Σ_{n≥1} q̃_{j,n−1} g_n, q̃_{j,n} = b_j q̃_{j,n−1} + h̃_n
         for j in range(4):
@@ -171,9 +167,7 @@ def _coset(lam, n_terms, want_grad):
                 D += math.ldexp(qj * gm[n], int(ge[n] - emax))
             # ∂ log I/∂λ_j = (λ_j/λ_max)/λ_max · D_j / S
             d[j] = (lam[j] / amax) * (D / S) / amax
-        Kg = K + 2.0 * N
-        rel_grad = 2.0 * Kg * 1.1102230246251565e-16 / (1.0 - Kg * 1.1102230246251565e-16) + rel_tail + rel_tail_grad
-    return log_i, d, rel, rel_grad
+    return log_i, d, rel_tail, rel_tail_grad
 
 
 @njit(cache=True)
@@ -196,6 +190,10 @@ def _cosets(lams, n_terms, want_grad):
 def coset_sums(flat: np.ndarray, want_grad: bool = False):
     """Per row of ``flat`` (n, 4): log I± (both cosets), ∂ log I±/∂λ, their relative error bounds, and λ±.
 
+    The relative bounds: of I, γ_K (K = 12N + 16 roundings along a term's path: four convolutions, the
+    weights, the scaling and the sum) plus the tail; of the gradient sums, 2γ_{K+2N} (the running sums
+    q̃ add 2N) plus both tails. With u = 2⁻⁵³ (:func:`symcheck.evidence.gamma`).
+
     Rows needing more than :data:`MAX_TERMS` terms raise ValueError (callers check :func:`terms_needed`).
     """
     lam = np.stack([flat @ H.T, (flat * _FLIP) @ H.T], axis=1)  # (n, 2, 4)
@@ -203,7 +201,10 @@ def coset_sums(flat: np.ndarray, want_grad: bool = False):
     if np.any(need > MAX_TERMS):
         raise ValueError(f"sigma: the k = 4 series needs more than {MAX_TERMS} terms (sum of sigma above "
                          f"~{2 * (MAX_TERMS - 12 * math.sqrt(MAX_TERMS)):.3g})")
-    log_i, dl, rel, rel_g = _cosets(np.ascontiguousarray(lam), need.astype(np.int64), bool(want_grad))
+    log_i, dl, tail, tail_g = _cosets(np.ascontiguousarray(lam), need.astype(np.int64), bool(want_grad))
+    K = 12.0 * need + 16.0
+    rel = gamma(K)[:, None] + tail
+    rel_g = (2.0 * gamma(K + 2.0 * need)[:, None] + tail + tail_g) if want_grad else np.full_like(rel, np.inf)
     return log_i, dl, rel, rel_g, lam
 
 
@@ -211,7 +212,7 @@ def _assemble(flat: np.ndarray, want_grad: bool):
     log_i, dl, rel, rel_g, lam = coset_sums(flat, want_grad)
     value = np.logaddexp(log_i[:, 0], log_i[:, 1]) - _LOG2
     # perturbation of λ by its rounding: |Δλ_j| ≤ γ₃ Σ|σ| each; |∂ log I/∂λ_j| ≤ 1
-    dlam = 4.0 * _gamma(3.0) * np.abs(flat).sum(axis=1)
+    dlam = 4.0 * gamma(3) * np.abs(flat).sum(axis=1)
     rel_max = rel.max(axis=1)
     error = (rel_max / (1.0 - rel_max) + dlam
              + 4.0 * _U * (np.abs(value) + np.abs(log_i).max(axis=1) + _LOG2))  # log, logaddexp, −log 2
