@@ -1,8 +1,8 @@
 """The holonomic method's independent rays run on Numba's threads: the same numbers, the same budget outcome.
 
 With one thread (the report's workers, ``symcheck.sweep.one_thread``) the rays of a row run in order, each
-allowed what the ones before left of the row's step budget; with more they run at once, each allowed the
-whole budget, and the in-order condition is checked afterwards. These tests compare the two bit for bit
+allowed what the ones before left of the row's step budget; with t > 1 they run t at a time, each allowed
+what the earlier groups left, and the in-order condition is checked after each group. These tests compare the two bit for bit
 and at the edge of the budget: the least budget a row succeeds with in order must succeed at once too,
 and one step less must fail both ways.
 """
@@ -74,9 +74,10 @@ def test_budget_edge_is_the_same_in_order_and_at_once(rays, k, threads):
 
 
 def test_planted_budget_check_left_out_fails(threads, monkeypatch):
-    """Without the check after the concurrent rays, one step less than the least budget succeeds at once
-    (each ray alone fits the whole budget) while it fails in order: the check is what keeps them equal."""
-    rays = _node_rays(ROWS[1][0])
+    """Without the check after a group of concurrent rays, one step less than the least budget succeeds at
+    once (each of the two rays alone fits what the group was allowed) while it fails in order: the check is
+    what keeps them equal."""
+    rays = _node_rays(ROWS[1][0])[:2]  # one group of two on two threads
     threads(1)
     done, _ = holonomic._checked_rays(rays, 6, 1e-13, 10**9)
     least = _least_budget(done)
@@ -85,3 +86,6 @@ def test_planted_budget_check_left_out_fails(threads, monkeypatch):
     monkeypatch.setattr(holonomic, "_concurrently",
                         lambda calls: [tuple(r[:5]) + (0,) for r in real(calls)])  # every ray reports it needs 0
     holonomic._checked_rays(rays, 6, 1e-13, least - 1)  # no RuntimeError: the outcome differs from in order
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError, match="max_steps"):
+        holonomic._checked_rays(rays, 6, 1e-13, least - 1)

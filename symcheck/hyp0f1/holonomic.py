@@ -959,19 +959,26 @@ def _concurrently(calls):
 def _checked_rays(rays, k: int, tol: float, budget: int):
     """:func:`_checked_ray` of every σ in ``rays`` and the steps they used together, sharing ``budget``.
 
-    With one thread: in order, each with what the ones before left. With more: all at once, each allowed
-    the whole budget, and RuntimeError afterwards where, in order, one would have run out (its least budget
-    above what the ones before left), so a row succeeds or fails exactly as it does in order (a ray's
-    result does not depend on its budget unless it runs out).
+    With one thread: in order, each with what the ones before left. With t > 1 threads: t rays at a time,
+    each allowed what the earlier groups left, and RuntimeError after a group where, in order, one would
+    have run out (its least budget above what the ones before left), so a row succeeds or fails exactly as
+    it does in order (a ray's result does not depend on its budget unless it runs out), and a row that runs
+    out costs at most t budgets of steps. (All rays at once, each allowed the whole budget, let a row of
+    ten spread rays that runs out cost ten budgets: 17 s instead of 2–4 s for k = 8, σ ≈ 300 nearly
+    equal, measured 2026-11-27.)
     """
     done, used = [], 0
-    if _threads(len(rays)) <= 1:
+    t = _threads(len(rays))
+    if t <= 1:
         for sig in rays:
             done.append(_checked_ray(sig, k, tol, budget - used))
             used += done[-1][2]
         return done, used
-    done = _concurrently([(_checked_ray, (sig, k, tol, budget, False)) for sig in rays])
-    return done, _settle(done, budget, least=5)
+    for start in range(0, len(rays), t):
+        group = _concurrently([(_checked_ray, (sig, k, tol, budget - used, False)) for sig in rays[start:start + t]])
+        used += _settle(group, budget - used, least=5)
+        done.extend(group)
+    return done, used
 
 
 def _settle(outcomes, budget: int, least: int) -> int:
