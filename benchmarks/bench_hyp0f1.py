@@ -1,4 +1,4 @@
-"""asv: ₀F₁ kernels (Laplace, Haar sampling, Monte Carlo, asymptotic, holonomic, the k = 4 series) beside same-run baselines.
+"""asv: ₀F₁ kernels (Laplace, Haar sampling, Monte Carlo, asymptotic, holonomic, the k = 4 series, the near-equal band) beside same-run baselines.
 
 Baselines: the NumPy transcription of Moore's Listing 1 (Laplace), ``scipy.stats.ortho_group``
 (Haar), a plain NumPy Haar Monte Carlo without variance reduction (MC). Numba kernels are
@@ -213,3 +213,24 @@ class K4Series:
 
     def time_one_value(self, sigma_max, method):
         log_hyp0f1(self.sig, 4, method=method)
+
+
+class NearEqual:
+    """auto per value on nearly equal σ (σ̄·(1 + 2⁻²⁴·pattern), zero-sum pattern): the near-equal band answers;
+    beside it the equal-spectrum closed form at σ̄ (same-run baseline: the band adds only the mean and a sum)."""
+
+    params = [[6, 8, 20], [3.0, 30.0, 300.0]]
+    param_names = ["k", "sigma_mean"]
+
+    def setup(self, k, sigma_mean):
+        pattern = np.zeros(k)
+        pattern[:6] = (1.0, -1.0, 2.0, -2.0, -3.0, 3.0)
+        self.sig = (sigma_mean * (1.0 + 2.0**-24 * pattern))[None, :]
+        self.equal = np.full((1, k), sigma_mean)
+        log_hyp0f1(self.sig, k)
+
+    def time_auto(self, k, sigma_mean):
+        log_hyp0f1(self.sig, k)
+
+    def time_equal_closed_form(self, k, sigma_mean):
+        log_hyp0f1(self.equal, k, method="exact")

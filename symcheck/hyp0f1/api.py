@@ -113,6 +113,11 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
             the quaternion parametrisation, ~10 ms per value), rank one (Bessel I_{k/2−1}), and all
             k singular values equal (Weyl's integration formula, any k; :mod:`~symcheck.hyp0f1.weyl`).
             ValueError for other inputs. Error: estimate (rounding allowance measured against mpmath).
+        ``"near-equal"``
+            The equal-spectrum closed form at the mean σ̄ and the middle of the proven band
+            [L, L + ½‖σ − σ̄‖₁²] around it (convexity of log ₀F₁ and Popoviciu's bound on its curvature;
+            :mod:`~symcheck.hyp0f1.near_equal`): any σ with mean ≤ 1e7, useful where the σ are nearly
+            equal. Error: the band's half-width (proven) plus the closed form's estimate.
         ``"series"``
             Exact zonal-polynomial series (Koev & Edelman 2006), float64, truncated where a
             rigorous bound on the tail is below ``rtol`` (default 1e-14) relative to the sum; a row
@@ -136,7 +141,8 @@ def log_hyp0f1(sigma, k, method: str = "auto", *, return_error: bool = False, re
             Haar Monte Carlo over O(k). Options ``n_samples`` (default 10⁴), ``rng`` (required)
             and ``proposal`` (``"haar"`` or ``"saddle"``). Error: one standard error, an estimate.
         ``"auto"``
-            Per input row, the registered methods' auto steps in order (closed forms, the series
+            Per input row, the registered methods' auto steps in order (closed forms, the near-equal
+            band where it is narrow, the series
             up to degree 60 — for rows with m < k non-zero σ, up to the degree its m-variable tables
             allow: 388 for m = 2, 88 for m = 3 —, the k = 3 integral, the asymptotic expansion at its best order, the
             holonomic method where it runs in seconds) until the error figure is within
