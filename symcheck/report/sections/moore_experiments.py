@@ -48,6 +48,9 @@ CONFIGS = (
     ("Moore's size: n = m = 40, k = 20, σ_n = 2", 40, 20, 2.0, 40, 0, _BOTH),
 )
 
+#: Digits to superscripts (2⁸ for "2 to the 8").
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
 
 def _symvi_path(rs):
     """SymVI optima along increasing r by L-BFGS-B, each started at the previous optimum (continuation)
@@ -378,7 +381,7 @@ def _exactness_lines(rec) -> list[str]:
     sig = np.asarray(rec["sigma"][o2], float)
     text = (f"\n*Exact ₀F₁ at k = {rec['k']}?* No route reaches it inside these fits: at the optima the singular values "
             f"of B run from {np.nanmin(sig[:, 0]):.3g} to {np.nanmax(sig[:, 1]):.3g}, where the series needs degrees "
-            f"beyond reach and the holonomic system, with 2^{rec['k']} states, "
+            f"beyond reach and the holonomic system, with 2{str(rec['k']).translate(_SUPERSCRIPT)} states, "
             + ("costs up to seconds per value, minutes to hours over a fit's thousands of evaluations"
                if rec["k"] <= holonomic.LAWSON_MAX_M else "is out of reach")
             + f" (section \"₀F₁ to 1e-10\"), and the "
