@@ -29,6 +29,9 @@ WARN_RTOL = 1e-6
 #: "auto" may zero the σⱼ ≤ DEFLATE·max(1, σ_max) of a row its steps leave above AUTO_RTOL (`_deflate`):
 #: the proven cost, at most k·DEFLATE·max(1, σ_max), stays a thousandth of AUTO_RTOL for k ≤ 1000.
 DEFLATE = 1e-16
+#: It may also zero the smallest σⱼ as long as ½Σ(zeroed σⱼ)² stays at most this (the quadratic cost of
+#: `_deflate`; a thousandth of the goal's absolute floor AUTO_RTOL·1): σⱼ up to ~1e-7 at k = 20.
+DEFLATE_SQUARES = 1e-3 * AUTO_RTOL
 
 
 class Hyp0f1AccuracyWarning(UserWarning):
@@ -259,41 +262,54 @@ def _auto_pass(flat: np.ndarray, k: int, log: dict | None = None):
     return value, error, names, chosen
 
 
-def _deflate(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows with every σⱼ ≤ `DEFLATE` · max(1, σ_max) set to 0, and the sum of what was set to 0, per row.
+def _deflate(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows with their negligible σⱼ set to 0, and per row the proven cost of that for the value and for the
+    gradient: (deflated rows, c, Σ zeroed σⱼ) with c = min(Σ zeroed σⱼ, ½Σ (zeroed σⱼ)²).
 
-    A numerically rank-deficient A (an SVD's 1e-13, 1e-31, 0 beside 1e4) makes the spread and
-    clustered routes fail although the rank-deficient closed forms answer at once. Zeroing σⱼ is
-    safe with a proven cost: log ₀F₁ is the log moment generating function of (T₁₁, …, T_kk) under
-    Haar measure, so ∂ log ₀F₁/∂σⱼ ∈ [0, 1] and every entry of its Hessian (a covariance of the
-    |Tⱼⱼ| ≤ 1 under the tilted measure) lies in [−1, 1]: the value and each gradient component move
-    by at most Σ (zeroed σⱼ).
+    Zeroed are every σⱼ ≤ `DEFLATE` · max(1, σ_max), and the smallest σⱼ, in increasing order, while
+    ½Σσⱼ² over them stays ≤ `DEFLATE_SQUARES`. A numerically rank-deficient A (an SVD's 1e-13, 1e-31,
+    0 beside 1e4; or noise of 1e-8 on unused directions) makes the spread and clustered routes fail
+    although the rank-deficient routes answer at once. Zeroing σⱼ is safe with a proven cost: log ₀F₁ is
+    the log moment generating function of (T₁₁, …, T_kk) under Haar measure, so ∂ log ₀F₁/∂σⱼ ∈ [0, 1],
+    = 0 where σⱼ = 0 (₀F₁ is even in each σⱼ), and every entry of its Hessian (a covariance of the
+    |Tⱼⱼ| ≤ 1 under the tilted measure) lies in [−1, 1]. Setting the σⱼ to 0 one at a time, log ₀F₁ falls
+    by at most σⱼ (slope ≤ 1) and at most σⱼ²/2 (slope 0 at 0, curvature ≤ 1) each, and never rises
+    (convex with slope 0 at 0): log ₀F₁(σ) lies in [L, L + c] with L its value at the deflated row. Each
+    gradient component moves by at most Σ zeroed σⱼ (a zeroed one's true value lies in [0, σⱼ]).
     """
     tau = DEFLATE * np.maximum(1.0, flat.max(axis=1, initial=0.0))
     small = flat <= tau[:, None]
-    return np.where(small, 0.0, flat), np.where(small, flat, 0.0).sum(axis=1)
+    order = np.argsort(flat, axis=1, kind="stable")
+    with np.errstate(over="ignore"):  # σ beyond 1e154 square to inf: never within DEFLATE_SQUARES
+        squares = np.take_along_axis(flat, order, axis=1) ** 2
+        prefix = 0.5 * np.cumsum(squares, axis=1) <= DEFLATE_SQUARES
+        np.put_along_axis(small, order, np.take_along_axis(small, order, axis=1) | prefix, axis=1)
+        zeroed = np.where(small, flat, 0.0)
+        linear = zeroed.sum(axis=1)
+        return np.where(small, 0.0, flat), np.minimum(linear, 0.5 * (zeroed ** 2).sum(axis=1)), linear
 
 
 def _auto(flat: np.ndarray, k: int):
     """(value, error, method name, index of the auto step, rows evaluated, error added) per row.
 
     The auto steps run on the rows as given; rows they leave above `AUTO_RTOL` run again with their
-    negligible σⱼ zeroed (`_deflate`, whose proven cost is added to the error figure), and the better
-    figure is kept. Last, the value is clipped into [0, Σσ], where log ₀F₁ lies (Jensen below,
+    negligible σⱼ zeroed (`_deflate`: the value moves up to the middle of its proven interval [L, L + c]
+    and c/2 is added to the figure; the gradient's figure gets Σ zeroed σⱼ, the "error added" returned),
+    and the better figure is kept. Last, the value is clipped into [0, Σσ], where log ₀F₁ lies (Jensen below,
     |Tⱼⱼ| ≤ 1 above), and no figure exceeds the distance to that interval's far end; a row no method
     answered gets the midpoint.
     """
     value, error, names, chosen = _auto_pass(flat, k, _ATTEMPTS.get())
     used, added = flat.copy(), np.zeros(flat.shape[0])
-    deflated, dropped = _deflate(flat)
-    retry = np.flatnonzero(~_good(value, error, AUTO_RTOL) & (dropped > 0))
+    deflated, cost, grad_cost = _deflate(flat)
+    retry = np.flatnonzero(~_good(value, error, AUTO_RTOL) & np.any(deflated != flat, axis=1))
     if retry.size:
         v, e, nm, ch = _auto_pass(deflated[retry], k)
-        e = e + dropped[retry]
+        v, e = v + 0.5 * cost[retry], e + 0.5 * cost[retry]
         better = np.isfinite(v) & ((e < error[retry]) | ~np.isfinite(value[retry]))
         rows = retry[better]
         value[rows], error[rows], names[rows], chosen[rows] = v[better], e[better], nm[better], ch[better]
-        used[rows], added[rows] = deflated[rows], dropped[rows]
+        used[rows], added[rows] = deflated[rows], grad_cost[rows]
     top = flat.sum(axis=1)
     value = np.clip(np.nan_to_num(value, nan=0.5 * top, posinf=top, neginf=0.0), 0.0, top)
     error = np.minimum(error, np.maximum(value, top - value))
