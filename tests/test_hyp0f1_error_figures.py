@@ -378,8 +378,8 @@ def test_planted_holonomic_tight_figure_on_close_sigma_fails(monkeypatch):
 def _checked_ray_with_fine_check(checked_ray, ray):
     """:func:`holonomic._checked_ray` whose second run is made at the first run's tolerance."""
     def planted(sig, k, tol, budget, concurrent=True):
-        def same_tol(s, kk, t, b):  # both runs (in either order, or at once) at the fine tolerance
-            return ray(s, kk, tol, b)
+        def same_tol(s, kk, t, b, p=0.0):  # every run (in either order, or at once) at the fine tolerance
+            return ray(s, kk, tol, b, p)
 
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(holonomic, "_ray", same_tol)

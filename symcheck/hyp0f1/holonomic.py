@@ -155,6 +155,15 @@ REL_SPREAD = 0.02
 MIN_SPREAD = 0.005
 #: A ray's global error is checked against a second run at COARSE times its tolerance (:func:`_checked_ray`).
 COARSE = 16.0
+#: At k = m ≥ 4 a ray's value carries rounding noise that the fine and coarse runs can share by chance: the
+#: value moves by 1–3 standard deviations when anything changes by an ulp (the start, a σ), with standard
+#: deviations 1.5e-11 (k = m = 8, σ_max = 30), 1.0e-11 and 5.3e-10 (k = m = 9, σ_max = 10, 30), 1.4e-10 and
+#: 2.5e-8 (k = m = 10, σ_max = 10, 30), but 3e-14 at k = 12, m = 10 (σ = σ_max·geomspace(1, 0.1, m),
+#: 6–8 samples each, measured 2026-11-27), while |v − v_c| came out up to 5 times smaller than that deviation.
+#: So there a third run repeats the fine one from the initial state perturbed by this relative amount (seeded
+#: signs, :func:`_signs`), and |v − v_p| joins the general figure: a second sample of the noise. (The ray
+#: of k = m = 10, σ_max = 10 gave 6.8e-11 on one machine and 3.0e-9 on another, values 7.8e-11 apart.)
+PROBE_PERTURB = float(np.finfo(float).eps)
 #: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_one`).
 SECOND_SPREAD = 0.6
 #: Safety factor of the general error estimate (value and gradient; clusters' Richardson terms; every
@@ -763,8 +772,9 @@ def _start(m: int) -> float:
     return 8.0 if m <= 10 else 1.5
 
 
-def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
-    """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly).
+def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, perturb: float = 0.0):
+    """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly); with
+    ``perturb``, from the initial state times 1 ± perturb (seeded signs, :func:`_signs`).
 
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
     rejected, what ``max_steps`` limits). The gradient is
@@ -780,6 +790,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     dk, pairs = _tables(m, _initial_degree(m, s_hat), b)
     G = np.empty(1 << m)
     _initial_state(0.5 * s0 * sig, dk, *pairs, G)
+    if perturb:
+        G *= 1.0 + perturb * _signs(G.shape[0])
     if s0 == 1.0:
         value = math.log(G[0])
         singles = G[1 << np.arange(m)]
@@ -797,6 +809,12 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int):
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
     return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, grad, steps + rejected
+
+
+@functools.lru_cache(maxsize=16)
+def _signs(n: int) -> np.ndarray:
+    """n fixed pseudo-random signs ±1 (seeded: the same on every machine and call)."""
+    return np.random.default_rng(n).choice(np.array([-1.0, 1.0]), size=n)
 
 
 def _lawson_suits(sig: np.ndarray, k: int) -> bool:
@@ -919,26 +937,45 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     finer run's own estimate, times SAFETY; in :func:`_tight_regime` the value's figure is
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
+
+    At k = m ≥ 4 (:func:`_rounding_probed`) a third run repeats the finer one from an initial state perturbed
+    by :data:`PROBE_PERTURB` and may try what the other two left; SAFETY × |v − v_p| joins the general
+    figures of the value and the gradient (a second sample of the rounding noise those rays carry).
     """
+    tols, perturbs = [tol, COARSE * tol], [0.0, 0.0]
+    if _rounding_probed(sig, k):
+        tols.append(tol)
+        perturbs.append(PROBE_PERTURB)
     if concurrent and _threads(2) > 1 and not _series_alone(sig):
-        runs = _concurrently([(_ray, (sig, k, tol, budget)), (_ray, (sig, k, COARSE * tol, budget))])
+        runs = _concurrently([(_ray, (sig, k, t, budget, p)) for t, p in zip(tols, perturbs)])
         _settle(runs, budget, least=4)
-        (v, e, used, g, tried), (vc, _, used_c, gc, tried_c) = runs
     else:
-        v, e, used, g, tried = _ray(sig, k, tol, budget)
-        if used > 0:
-            vc, _, used_c, gc, tried_c = _ray(sig, k, COARSE * tol, budget - used)
+        runs = [_ray(sig, k, tol, budget)]
+        if runs[0][2] > 0:
+            for t, p in zip(tols[1:], perturbs[1:]):
+                runs.append(_ray(sig, k, t, budget - sum(r[2] for r in runs), p))
+    v, e, used, g, tried = runs[0]
     if used == 0:  # the initial series reached s = 1: nothing was integrated
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g))), 0
-    gerr = SAFETY * (float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g))))
+    vc, gc = runs[1][0], runs[1][3]
+    noise = max((abs(v - r[0]) for r in runs[2:]), default=0.0)
+    gnoise = max((float(np.max(np.abs(g - r[3]))) for r in runs[2:]), default=0.0)
+    gerr = SAFETY * (float(np.max(np.abs(g - gc))) + gnoise + 2.0 * e * (1.0 + np.max(np.abs(g))))
     if _tight_regime(sig, k, tol, used):
         fixed = INIT_TOL + ROUNDING * (1.0 + abs(v))
         err_sum = e - fixed
         scaled = max(abs(v - vc) / (COARSE - 1.0), err_sum / DOUBLING_FLOOR)
         err = SAFETY_TIGHT * (scaled + used * np.finfo(float).eps + fixed)
     else:
-        err = SAFETY * (e + abs(v - vc))
-    return v, err, used + used_c, g, gerr, max(tried, used + tried_c)
+        err = SAFETY * (e + abs(v - vc) + noise)
+    before = np.cumsum([0] + [r[2] for r in runs[:-1]])
+    least = max(int(b) + r[4] for b, r in zip(before, runs))
+    return v, err, sum(r[2] for r in runs), g, gerr, least
+
+
+def _rounding_probed(sig: np.ndarray, k: int) -> bool:
+    """Whether a ray gets the third, perturbed run of :func:`_checked_ray`: k = m ≥ 4 (:data:`PROBE_PERTURB`)."""
+    return sig.shape[0] == k and k >= 4
 
 
 def _threads(tasks: int) -> int:
