@@ -113,7 +113,7 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY",
+__all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "SAFETY",
            "SAFETY_TIGHT", "auto_affordable", "default_max_steps", "grad_log_hyp0f1_holonomic", "holonomic_reason",
            "log_hyp0f1_holonomic"]
 
@@ -233,6 +233,12 @@ AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: σ_max = 30 and ~3600 at 100, rtol 1e-13). Its rays are the cheap ones, so a row that fails here costs at most
 #: ~8 s (measured 2026-11-27).
 AUTO_LAWSON_STEP_WORK = 2.5 * AUTO_STEP_WORK
+#: The work units "auto" gives a full-rank row (k = m) of HO rays or clusters: their rays run three times (the
+#: rounding probe of :func:`_checked_ray` repeats the fine run), so 1.6 × AUTO_STEP_WORK keeps the rows that
+#: fitted two runs (k = 6 two clusters σ_max = 100 and k = 8 spread σ_max = 1000 ran out at 1 ×; a row that
+#: runs out costs ~6 s; measured 2026-11-27). Full-rank Lawson rows keep AUTO_LAWSON_STEP_WORK: three runs of
+#: k = m = 10 at σ_max = 100 take ~3500 of its ~4200 steps.
+AUTO_FULL_RANK_STEP_WORK = 1.6 * AUTO_STEP_WORK
 #: ODE tolerance "auto" asks of the method for rows with all k singular values non-zero (after the
 #: safety factor its estimates on spread σ at m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at
 #: 1e-13 they were 2e-10–4e-10). These rows keep the general figure (k = m: `_tight_regime`), which grows

@@ -188,7 +188,8 @@ NEAR_EQUAL_USEFUL = 1e-2
 
 
 def _near_equal_useful(flat: np.ndarray, k: int) -> np.ndarray:
-    return near_equal.band(flat) <= NEAR_EQUAL_USEFUL * np.maximum(1.0, flat.sum(axis=1))
+    with np.errstate(over="ignore"):  # Σσ of σ near the float64 limit: inf, and the band is inf too
+        return near_equal.band(flat) <= NEAR_EQUAL_USEFUL * np.maximum(1.0, flat.sum(axis=1))
 
 
 register(Method(
@@ -368,7 +369,8 @@ register(Method(
     auto=tuple(
         AutoStep(rank, functools.partial(holonomic.auto_affordable, full_rank=full_rank, lawson=lawson),
                  {"rtol": holonomic.AUTO_RTOL if full_rank else holonomic.AUTO_RTOL_RANK_DEFICIENT,
-                  "work": holonomic.AUTO_LAWSON_STEP_WORK if lawson else holonomic.AUTO_STEP_WORK},
+                  "work": (holonomic.AUTO_LAWSON_STEP_WORK if lawson else holonomic.AUTO_FULL_RANK_STEP_WORK if full_rank
+                           else holonomic.AUTO_STEP_WORK)},
                  row_by_row=True, scope=_holonomic_scope(full_rank, lawson))
         for rank, full_rank, lawson in ((50, False, True), (50.5, False, False), (51, True, True), (51.5, True, False))),
 ))

@@ -47,24 +47,30 @@ _U = EPS / 2
 
 
 def _split(flat: np.ndarray):
-    """(mean s, deviations d = σ − s, ‖d‖₁, |Σdᵢ| with the rounding of dᵢ) per row."""
-    s = flat.mean(axis=1)
-    d = flat - s[:, None]
-    l1 = np.abs(d).sum(axis=1) * (1.0 + 2.0 * flat.shape[1] * _U)  # the sum's rounding, upward
-    exact = (flat >= 0.5 * s[:, None]) & (flat <= 2.0 * s[:, None])  # Sterbenz: σᵢ − s is exact
-    first = np.array([abs(math.fsum(row)) for row in d]) + _U * np.where(exact, 0.0, np.abs(d)).sum(axis=1)
+    """(mean s, deviations d = σ − s, ‖d‖₁, |Σdᵢ| with the rounding of dᵢ) per row; σ near the float64
+    limit overflow the mean or ‖d‖₁ to inf (such rows are refused or get an infinite band)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = flat.mean(axis=1)
+        d = flat - s[:, None]
+        l1 = np.abs(d).sum(axis=1) * (1.0 + 2.0 * flat.shape[1] * _U)  # the sum's rounding, upward
+        exact = (flat >= 0.5 * s[:, None]) & (flat <= 2.0 * s[:, None])  # Sterbenz: σᵢ − s is exact
+        first = np.array([abs(math.fsum(row)) if np.all(np.isfinite(row)) else np.inf for row in d])
+        first = first + _U * np.where(exact, 0.0, np.abs(d)).sum(axis=1)
     return s, d, l1, first
 
 
 def band(flat: np.ndarray) -> np.ndarray:
-    """Half-width ‖d‖₁²/4 of the proven band (1) per row of ``flat`` (n, k) (module docstring)."""
-    return 0.25 * _split(flat)[2] ** 2
+    """Half-width ‖d‖₁²/4 of the proven band (1) per row of ``flat`` (n, k) (module docstring; inf where it
+    overflows)."""
+    with np.errstate(over="ignore"):
+        return 0.25 * _split(flat)[2] ** 2
 
 
 def near_equal_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where the route applies (mean σ ≤ weyl.MAX_S), else why not."""
     out = np.full(flat.shape[0], "", dtype=object)
-    mean = flat.mean(axis=1) if flat.shape[0] else np.zeros(0)
+    with np.errstate(over="ignore"):
+        mean = flat.mean(axis=1) if flat.shape[0] else np.zeros(0)
     for r in np.flatnonzero(mean > weyl.MAX_S):
         out[r] = (f"the near-equal route evaluates the equal-spectrum closed form at the mean singular value, "
                   f"which takes means up to {weyl.MAX_S:g}; this row's is {mean[r]:.3g}")
