@@ -7,6 +7,8 @@ most ½Σ (zeroed σⱼ)², never raises it, and moves each gradient component b
 the bounds are nearly attained (k = 2, σ₁ large: T₂₂ = ±T₁₁ ≈ ±1, variance ≈ 1), so a halved bound fails.
 """
 
+import warnings
+
 import mpmath
 import numpy as np
 import pytest
@@ -97,6 +99,7 @@ def test_planted_deflation_without_the_squares_rule_leaves_noise_rows_unanswered
     """Without the quadratic rule (zeroing by DEFLATE·σ_max alone) the noise row of the test above gets no
     answer within the goal: the rule is what answers it."""
     monkeypatch.setattr(api, "DEFLATE_SQUARES", 0.0)
+    monkeypatch.setattr(api, "DEFLATE_WIDE_SHARE", 0.0)  # the wide retry would answer it too (tested below)
     sigma = np.array((30.0, 12.0) + (1e-7,) * 8)
     with pytest.warns(api.Hyp0f1AccuracyWarning):
         _, error = api.log_hyp0f1(sigma, 10, return_error=True)
@@ -121,3 +124,75 @@ def test_auto_clips_into_the_proven_interval(monkeypatch):
     assert np.all((0 <= value) & (value <= 6.0)) and np.all(np.isfinite(error))
     assert np.all(np.abs(value - truth) <= error)
     np.testing.assert_array_equal(value, [3.0, 0.0, 6.0])
+
+
+
+def _low_rank_reference(kept: np.ndarray, k: int) -> float:
+    """log ₀F₁ at the kept σ (the others 0) by an independent mpmath route: the Bessel closed form at rank
+    one, the zonal series in the non-zero variables at 30 digits otherwise."""
+    if np.count_nonzero(kept) == 1:
+        return float(mpmath.log(closed_form_mp(kept, k)))
+    from symcheck.hyp0f1.reference import hyp0f1_reference
+    return float(mpmath.log(hyp0f1_reference(kept, k, dps=30)))
+
+
+#: Rows whose small σ (1e-3) are far above DEFLATE_SQUARES and that no route of auto answers as given.
+WIDE_ROWS = [
+    (100.0,) + (1e-3,) * 19,       # k = 20, rank one plus noise (figure 100, the trivial interval, before)
+    (30.0, 12.0) + (1e-3,) * 8,    # k = 10, rank two plus noise (figure 42 before)
+    (100.0, 3.0) + (1e-3,) * 18,   # k = 20: the widest gap is below 3; zeroing 3 too would cost 4.5
+]
+
+
+def _wide_answer(sigma):
+    """(σ, k, kept σ, the truth's interval [lower, upper], value, figure) of auto on a WIDE_ROWS row."""
+    sigma = np.array(sigma)
+    k = sigma.size
+    kept = np.where(sigma > 1e-2, sigma, 0.0)
+    lower = _low_rank_reference(kept, k)
+    upper = lower + 0.5 * float(np.sum((sigma - kept) ** 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", api.Hyp0f1AccuracyWarning)
+        value, error = api.log_hyp0f1(sigma, k, return_error=True)
+    return sigma, k, kept, lower, upper, float(value), float(error)
+
+
+@pytest.mark.parametrize("sigma", WIDE_ROWS)
+def test_auto_gives_up_small_sigma_where_no_route_answers_them(sigma):
+    """The truth lies in [L, L + ½Σ(zeroed σⱼ)²], L at the kept σ from mpmath: the figure covers both ends,
+    and it is the interval's half-width plus the route's figure (≤ 1e-5, where auto had no route before)."""
+    sigma, k, kept, lower, upper, value, error = _wide_answer(sigma)
+    assert max(abs(value - lower), abs(value - upper)) <= error <= 1e-5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", api.Hyp0f1AccuracyWarning)  # Σ zeroed σⱼ ≥ 8e-3 is above 1e-6
+        grad, gerr = api.grad_log_hyp0f1(sigma, k, return_error=True)
+    zeroed = float(np.sum(sigma - kept))
+    assert gerr >= zeroed and np.all((0 <= grad) & (grad <= 1))
+    if np.count_nonzero(kept) == 1:  # ∂/∂σ₁ at the kept row (mpmath), and the zeroed σ move it by ≤ Σ zeroed σⱼ
+        a, b = mpmath.mpf(kept[0]), mpmath.mpf(k) / 2  # d/da log ₀F₁(b; a²/4) = a/(2b)·₀F₁(b+1; ·)/₀F₁(b; ·)
+        slope = float(a / (2 * b) * mpmath.hyp0f1(b + 1, a * a / 4) / mpmath.hyp0f1(b, a * a / 4))
+        assert abs(grad[0] - slope) + zeroed <= gerr
+
+
+def test_planted_wide_deflation_off_leaves_the_rows_unanswered(monkeypatch):
+    monkeypatch.setattr(api, "DEFLATE_WIDE_SHARE", 0.0)
+    *_, error = _wide_answer(WIDE_ROWS[0])
+    assert error > 1.0
+
+
+def test_planted_cut_at_the_whole_allowance_costs_the_kept_sigma(monkeypatch):
+    """Zeroing every σⱼ the allowance admits (not cutting at the widest gap) also zeroes σ = 3 of the third
+    row: its figure is then at least half the cost min(Σσⱼ, ½Σσⱼ²) ≥ min(3, 4.5), i.e. 1.5."""
+    monkeypatch.setattr(api, "_wide_budget", lambda flat, allowed: allowed)
+    *_, error = _wide_answer(WIDE_ROWS[2])
+    assert error >= 1.5
+
+
+def test_planted_figure_without_the_deflation_cost_misses_the_interval(monkeypatch):
+    """With the cost of zeroing left out (value at L, figure the route's alone), the figure no longer covers the
+    upper end of the interval the truth lies in."""
+    deflate = api._deflate
+    monkeypatch.setattr(api, "_deflate", lambda flat, squares=api.DEFLATE_SQUARES: (lambda d, c, g: (d, 0 * c, g))(
+        *deflate(flat, squares)))
+    _, _, _, lower, upper, value, error = _wide_answer(WIDE_ROWS[0])
+    assert max(abs(value - lower), abs(value - upper)) > error

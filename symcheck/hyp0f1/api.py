@@ -32,6 +32,10 @@ DEFLATE = 1e-16
 #: It may also zero the smallest σⱼ as long as ½Σ(zeroed σⱼ)² stays at most this (the quadratic cost of
 #: `_deflate`; a thousandth of the goal's absolute floor AUTO_RTOL·1): σⱼ up to ~1e-7 at k = 20.
 DEFLATE_SQUARES = 1e-3 * AUTO_RTOL
+#: Rows still above AUTO_RTOL after that may give up the smallest σⱼ whose quadratic cost ½Σσⱼ² is at most this
+#: share of their figure (capped by Σσ, the width of the interval every answer lies in): where the lower rank
+#: opens a route (rank one: the Bessel closed form), the figure falls at least 2/DEFLATE_WIDE_SHARE-fold.
+DEFLATE_WIDE_SHARE = 0.1
 
 
 class Hyp0f1AccuracyWarning(UserWarning):
@@ -262,12 +266,12 @@ def _auto_pass(flat: np.ndarray, k: int, log: dict | None = None):
     return value, error, names, chosen
 
 
-def _deflate(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _deflate(flat: np.ndarray, squares=DEFLATE_SQUARES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows with their negligible σⱼ set to 0, and per row the proven cost of that for the value and for the
     gradient: (deflated rows, c, Σ zeroed σⱼ) with c = min(Σ zeroed σⱼ, ½Σ (zeroed σⱼ)²).
 
     Zeroed are every σⱼ ≤ `DEFLATE` · max(1, σ_max), and the smallest σⱼ, in increasing order, while
-    ½Σσⱼ² over them stays ≤ `DEFLATE_SQUARES`. A numerically rank-deficient A (an SVD's 1e-13, 1e-31,
+    ½Σσⱼ² over them stays ≤ ``squares`` (a number, or one per row; `DEFLATE_SQUARES` by default). A numerically rank-deficient A (an SVD's 1e-13, 1e-31,
     0 beside 1e4; or noise of 1e-8 on unused directions) makes the spread and clustered routes fail
     although the rank-deficient routes answer at once. Zeroing σⱼ is safe with a proven cost: log ₀F₁ is
     the log moment generating function of (T₁₁, …, T_kk) under Haar measure, so ∂ log ₀F₁/∂σⱼ ∈ [0, 1],
@@ -280,13 +284,30 @@ def _deflate(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tau = DEFLATE * np.maximum(1.0, flat.max(axis=1, initial=0.0))
     small = flat <= tau[:, None]
     order = np.argsort(flat, axis=1, kind="stable")
-    with np.errstate(over="ignore"):  # σ beyond 1e154 square to inf: never within DEFLATE_SQUARES
-        squares = np.take_along_axis(flat, order, axis=1) ** 2
-        prefix = 0.5 * np.cumsum(squares, axis=1) <= DEFLATE_SQUARES
+    with np.errstate(over="ignore"):  # σ beyond 1e154 square to inf: never within the budget
+        ordered_squares = np.take_along_axis(flat, order, axis=1) ** 2
+        prefix = 0.5 * np.cumsum(ordered_squares, axis=1) <= np.reshape(squares, (-1, 1))
         np.put_along_axis(small, order, np.take_along_axis(small, order, axis=1) | prefix, axis=1)
         zeroed = np.where(small, flat, 0.0)
         linear = zeroed.sum(axis=1)
         return np.where(small, 0.0, flat), np.minimum(linear, 0.5 * (zeroed ** 2).sum(axis=1)), linear
+
+
+def _wide_budget(flat: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Per row, the cost ½Σσⱼ² of zeroing its smallest non-zero σⱼ up to the largest ratio gap between
+    consecutive distinct sorted σ among the cuts that cost at most ``allowed``; ``-1`` where no cut zeroes a
+    non-zero σ within it. At the widest gap the zeroed σ are smallest against those kept, so the lower rank
+    costs least for what it opens (σ = (100, 3, 10⁻³ × 18): the cut below 3, not below 100)."""
+    if flat.shape[1] < 2:
+        return np.full(flat.shape[0], -1.0)
+    s = np.sort(flat, axis=1)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        prefix = 0.5 * np.cumsum(s ** 2, axis=1)[:, :-1]
+        cut = (s[:, :-1] > 0) & (s[:, 1:] > s[:, :-1]) & (prefix <= allowed[:, None])  # no cut inside a tie
+        gap = np.where(cut, s[:, 1:] / s[:, :-1], -np.inf)
+    best = np.argmax(gap, axis=1)[:, None]
+    found = np.take_along_axis(gap, best, axis=1)[:, 0] > -np.inf
+    return np.where(found, np.take_along_axis(prefix, best, axis=1)[:, 0], -1.0)
 
 
 def _auto(flat: np.ndarray, k: int):
@@ -295,22 +316,32 @@ def _auto(flat: np.ndarray, k: int):
     The auto steps run on the rows as given; rows they leave above `AUTO_RTOL` run again with their
     negligible σⱼ zeroed (`_deflate`: the value moves up to the middle of its proven interval [L, L + c]
     and c/2 is added to the figure; the gradient's figure gets Σ zeroed σⱼ, the "error added" returned),
-    and the better figure is kept. Last, the value is clipped into [0, Σσ], where log ₀F₁ lies (Jensen below,
+    and the better figure is kept. Rows still above it run once more with the smallest σⱼ zeroed whose cost
+    ½Σσⱼ² is at most `DEFLATE_WIDE_SHARE` times their figure (or Σσ), the same way: a lower rank can open a
+    route (k = 20, σ = (100, 10⁻³, …): the rank-one closed form within 4.8e-6, where no route answered).
+    Last, the value is clipped into [0, Σσ], where log ₀F₁ lies (Jensen below,
     |Tⱼⱼ| ≤ 1 above), and no figure exceeds the distance to that interval's far end; a row no method
     answered gets the midpoint.
     """
     value, error, names, chosen = _auto_pass(flat, k, _ATTEMPTS.get())
     used, added = flat.copy(), np.zeros(flat.shape[0])
-    deflated, cost, grad_cost = _deflate(flat)
-    retry = np.flatnonzero(~_good(value, error, AUTO_RTOL) & np.any(deflated != flat, axis=1))
-    if retry.size:
+    top = flat.sum(axis=1)
+    before = flat
+    for budget in (DEFLATE_SQUARES, None):
+        if budget is None:  # the wide retry, on what the first one left
+            budget = _wide_budget(flat, DEFLATE_WIDE_SHARE * np.minimum(error, top))
+        deflated, cost, grad_cost = _deflate(flat, budget)
+        more = np.count_nonzero(deflated == 0, axis=1) > np.count_nonzero(before == 0, axis=1)
+        retry = np.flatnonzero(~_good(value, error, AUTO_RTOL) & more)
+        before = deflated
+        if not retry.size:
+            continue
         v, e, nm, ch = _auto_pass(deflated[retry], k)
         v, e = v + 0.5 * cost[retry], e + 0.5 * cost[retry]
         better = np.isfinite(v) & ((e < error[retry]) | ~np.isfinite(value[retry]))
         rows = retry[better]
         value[rows], error[rows], names[rows], chosen[rows] = v[better], e[better], nm[better], ch[better]
         used[rows], added[rows] = deflated[rows], grad_cost[rows]
-    top = flat.sum(axis=1)
     value = np.clip(np.nan_to_num(value, nan=0.5 * top, posinf=top, neginf=0.0), 0.0, top)
     error = np.minimum(error, np.maximum(value, top - value))
     bad = ~_good(value, error, WARN_RTOL)
