@@ -1,5 +1,6 @@
 """Shared fixtures: one seeded generator per test, derived from the test's node id; a PyTorch-like result;
-a fresh interpreter with or without Numba's JIT."""
+a fresh interpreter with or without Numba's JIT; the asymptotic expansion's pattern cache cleared around a
+planted error."""
 
 import os
 import subprocess
@@ -50,3 +51,14 @@ def python_output():
     """`python_output(code, jit)`: the standard output of ``code`` run by a fresh interpreter, with Numba's JIT
     on or off (NUMBA_DISABLE_JIT=1 runs every kernel as plain Python: the coverage path of the brief)."""
     return _python_output
+
+
+@pytest.fixture
+def fresh_patterns():
+    """Clear the asymptotic expansion's pattern cache before and after, so a planted Φ_p or Jacobian
+    coefficient is used and not kept."""
+    from symcheck.hyp0f1 import asymptotic
+
+    asymptotic.order_patterns.cache_clear()
+    yield
+    asymptotic.order_patterns.cache_clear()

@@ -406,14 +406,6 @@ def test_dropped_coset_enters_the_error_estimate():
 
 # --- claims with planted errors ----------------------------------------------------------------
 
-@pytest.fixture
-def fresh_patterns():
-    """Clear the pattern cache before and after, so a planted Φ_p is used and not kept."""
-    asymptotic.order_patterns.cache_clear()
-    yield
-    asymptotic.order_patterns.cache_clear()
-
-
 def _plant_phi(monkeypatch, p_target, transform):
     original = asymptotic._phi
 
