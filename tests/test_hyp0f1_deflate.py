@@ -141,6 +141,7 @@ WIDE_ROWS = [
     (100.0,) + (1e-3,) * 19,       # k = 20, rank one plus noise (figure 100, the trivial interval, before)
     (30.0, 12.0) + (1e-3,) * 8,    # k = 10, rank two plus noise (figure 42 before)
     (100.0, 3.0) + (1e-3,) * 18,   # k = 20: the widest gap is below 3; zeroing 3 too would cost 4.5
+    (30.0, 12.0) + (0.1,) * 18,    # k = 20: figure ~0.03 (7e-4 relative); the first answer is 25 nats off
 ]
 
 
@@ -148,7 +149,7 @@ def _wide_answer(sigma):
     """(σ, k, kept σ, the truth's interval [lower, upper], value, figure) of auto on a WIDE_ROWS row."""
     sigma = np.array(sigma)
     k = sigma.size
-    kept = np.where(sigma > 1e-2, sigma, 0.0)
+    kept = np.where(sigma > 1.0, sigma, 0.0)
     lower = _low_rank_reference(kept, k)
     upper = lower + 0.5 * float(np.sum((sigma - kept) ** 2))
     with warnings.catch_warnings():
@@ -160,14 +161,15 @@ def _wide_answer(sigma):
 @pytest.mark.parametrize("sigma", WIDE_ROWS)
 def test_auto_gives_up_small_sigma_where_no_route_answers_them(sigma):
     """The truth lies in [L, L + ½Σ(zeroed σⱼ)²], L at the kept σ from mpmath: the figure covers both ends,
-    and it is the interval's half-width plus the route's figure (≤ 1e-5, where auto had no route before)."""
+    and it is the interval's half-width plus the route's figure (≤ 1e-5 with 1e-3 noise, 0.03 with 0.1, where auto
+    had no route before)."""
     sigma, k, kept, lower, upper, value, error = _wide_answer(sigma)
-    assert max(abs(value - lower), abs(value - upper)) <= error <= 1e-5
+    assert max(abs(value - lower), abs(value - upper)) <= error <= 0.6 * (upper - lower) + 1e-5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", api.Hyp0f1AccuracyWarning)  # Σ zeroed σⱼ ≥ 8e-3 is above 1e-6
         grad, gerr = api.grad_log_hyp0f1(sigma, k, return_error=True)
     zeroed = float(np.sum(sigma - kept))
-    assert gerr >= zeroed and np.all((0 <= grad) & (grad <= 1))
+    assert gerr >= min(zeroed, 0.5) and np.all((0 <= grad) & (grad <= 1))  # capped by max(g, 1 − g) ≥ ½
     if np.count_nonzero(kept) == 1:  # ∂/∂σ₁ at the kept row (mpmath), and the zeroed σ move it by ≤ Σ zeroed σⱼ
         a, b = mpmath.mpf(kept[0]), mpmath.mpf(k) / 2  # d/da log ₀F₁(b; a²/4) = a/(2b)·₀F₁(b+1; ·)/₀F₁(b; ·)
         slope = float(a / (2 * b) * mpmath.hyp0f1(b + 1, a * a / 4) / mpmath.hyp0f1(b, a * a / 4))
@@ -203,9 +205,9 @@ def test_the_wide_retry_does_not_trade_a_value_for_a_useless_figure(gated, monke
     """k = 16, σ = 100·geomspace(1, 0.1): the asymptotic expansion is outside its regime (figure inf) but its
     value is within 0.005 of saddle-point importance sampling (4000 draws, SE 0.009, k̂ 0.30 trusted). Zeroing
     σ = 10 costs up to 10: the wide answer's figure, 5.0, would be honest and useless, and its value 2.1 off.
-    auto keeps it only where its figure meets WARN_RTOL; planted without that gate, the value leaves 4 SE."""
+    auto keeps it only where its figure meets DEFLATE_WIDE_USEFUL; planted without that gate, the value leaves 4 SE."""
     if not gated:
-        monkeypatch.setattr(api, "WARN_RTOL", np.inf)
+        monkeypatch.setattr(api, "DEFLATE_WIDE_USEFUL", np.inf)
     sigma = 100.0 * np.geomspace(1.0, 0.1, 16)
     ref, se, khat = api.log_hyp0f1_mc(sigma, 16, 4000, np.random.default_rng(0), proposal="saddle", return_khat=True)
     from symcheck._mc import khat_trusted

@@ -35,8 +35,13 @@ DEFLATE_SQUARES = 1e-3 * AUTO_RTOL
 #: Rows still above AUTO_RTOL after that may give up the smallest σⱼ whose quadratic cost ½Σσⱼ² is at most this
 #: share of their figure (capped by Σσ, the width of the interval every answer lies in): where the lower rank
 #: opens a route (rank one: the Bessel closed form), the figure falls at least 2/DEFLATE_WIDE_SHARE-fold. That answer
-#: is kept only where its figure then meets WARN_RTOL (`_auto`).
+#: is kept only where its figure is then below DEFLATE_WIDE_USEFUL (`_auto`).
 DEFLATE_WIDE_SHARE = 0.1
+#: One nat (₀F₁ within a factor e). Measured: k = 16, 20, σ = 100·geomspace(1, 0.1): wide figures 5.0 and 6.0, values
+#: 2.1–2.7 nats from the importance-sampling reference where the first answer (asymptotic, outside its regime,
+#: figure inf) was within 0.005; rank two plus noise (k = 6…20, σ = (30, 12, ε…), ε = 0.01, 0.1): wide figures
+#: 5e-5 – 0.05, where the first answer was 12–25 nats off.
+DEFLATE_WIDE_USEFUL = 1.0
 
 
 class Hyp0f1AccuracyWarning(UserWarning):
@@ -320,8 +325,8 @@ def _auto(flat: np.ndarray, k: int):
     and the better figure is kept. Rows still above it run once more with the smallest σⱼ zeroed whose cost
     ½Σσⱼ² is at most `DEFLATE_WIDE_SHARE` times their figure (or Σσ), the same way: a lower rank can open a
     route (k = 20, σ = (100, 10⁻³, …): the rank-one closed form within 4.8e-6, where no route answered).
-    That answer is kept only where its figure is within `WARN_RTOL`: at k = 16, σ = 100·geomspace(1, 0.1),
-    zeroing σ = 10 (cost up to 10) gave figure 5.8 for a value 2.7 from the importance-sampling reference,
+    That answer is kept only where its figure is below `DEFLATE_WIDE_USEFUL` (one nat): at k = 16,
+    σ = 100·geomspace(1, 0.1), zeroing σ = 10 (cost up to 10) gave figure 5.8 for a value 2.7 from the importance-sampling reference,
     where the asymptotic expansion, outside its regime (figure inf), was within 0.0013 of it.
     Last, the value is clipped into [0, Σσ], where log ₀F₁ lies (Jensen below,
     |Tⱼⱼ| ≤ 1 above), and no figure exceeds the distance to that interval's far end; a row no method
@@ -343,7 +348,7 @@ def _auto(flat: np.ndarray, k: int):
         v, e = v + 0.5 * cost[retry], e + 0.5 * cost[retry]
         better = np.isfinite(v) & ((e < error[retry]) | ~np.isfinite(value[retry]))
         if wide:  # only where that makes the answer usable: a cost of nats would trade a value for a figure
-            better &= _good(v, e, WARN_RTOL)
+            better &= e < DEFLATE_WIDE_USEFUL
         rows = retry[better]
         value[rows], error[rows], names[rows], chosen[rows] = v[better], e[better], nm[better], ch[better]
         used[rows], added[rows] = deflated[rows], grad_cost[rows]
