@@ -45,7 +45,7 @@ import numpy as np
 
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
 from symcheck._mc import khat_trusted
-from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, laplace, montecarlo, near_equal, series
+from symcheck.hyp0f1 import asymptotic, closed_form, formal, holonomic, laplace, montecarlo, near_equal, series
 
 __all__ = ["AUTO_RTOL", "AUTO_SERIES_GOAL_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
            "names", "register", "unregister"]
@@ -325,6 +325,28 @@ register(Method(
     check_options=_asymptotic_options,
     auto=(AutoStep(40, _rows, {"order": "best"}),),
     variants={f"asymptotic (order {o})": {"order": o} for o in range(asymptotic.MAX_ORDER + 1)},
+))
+
+
+# --------------------------------------------------------------------------- formal series at s = ∞
+
+def _formal_rows(flat: np.ndarray, k: int) -> np.ndarray:
+    nonzero = np.count_nonzero(flat, axis=1)
+    return (nonzero >= k - 1) & (nonzero <= formal.MAX_M) & (k >= 2)
+
+
+register(Method(
+    name="formal",
+    summary="the asymptotic expansion to any order: the formal solution of Muirhead's Pfaffian system at s = ∞ "
+            "(both cosets; distinct σ, at most one zero)",
+    evaluate=lambda flat, k: formal.log_hyp0f1_formal(flat, k),
+    gradient=lambda flat, k: formal.log_hyp0f1_formal(flat, k, want_grad=True)[2:],
+    rigorous=False,
+    error_kind=("estimate (first omitted term × a measured safety factor, plus a rounding probe; inf outside "
+                "the asymptotic regime)"),
+    domain=lambda flat, k, options=None: formal.formal_reason(flat, k),
+    auto=(AutoStep(45, _formal_rows, scope=f"distinct σ (relative gaps ≥ {formal.GAP_MIN:g}), at most one zero, "
+                                           f"at most {formal.MAX_M} non-zero"),),
 ))
 
 

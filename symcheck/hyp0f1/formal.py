@@ -1,0 +1,311 @@
+"""log ₀F₁(k/2; AAᵀ/4) at large σ from the formal solution of Muirhead's system at s = ∞.
+
+The Pfaffian system of :mod:`symcheck.hyp0f1.holonomic` (its module docstring: the state
+G_S = E_Haar[∏_{i∈S} Tᵢᵢ e^{sΣσᵢTᵢᵢ}] on the ray sσ, S ⊆ {1..m} over the m non-zero σ) reads
+dG/ds = M(u) G with u = 1/s and M(u) = Σ_p M_p u^p, a polynomial that the holonomic module's recursion
+for Q(i, S) builds. At the irregular singular point s = ∞ it has the formal solution (Wasow 1965, ch. IV)
+
+    G(s) = e^{λs} s^d Σ_{n≥0} gₙ s⁻ⁿ,   λ = Σσ,   d = −[m(m−1)/2 + m(k−m)]/2,   g₀ = 𝟙,
+
+and order by order
+
+    (M₀ − λ) gₙ = (d − n + 1) g_{n−1} − Σ_{p=1}^{n} M_p g_{n−p}.                              (1)
+
+M₀ = Σᵢ σᵢ·(flip i) is diagonal in the Walsh basis with eigenvalues Σεᵢσᵢ; λ belongs to ε = (+, …, +)
+alone (σ distinct from each other's signed sums), so (1) fixes gₙ off the constant vector 𝟙, and its
+solvability (the 𝟙-component of the right-hand side is zero) fixes the 𝟙-part of g_{n−1}. The identity
+coset's Laplace integral I₊ = ∫_{SO(k)} is a formal solution with the same exponent, so with
+cₙ = (gₙ)_∅ and hₙ,ᵢ = (gₙ)_{{i}}
+
+    log I₊ = L₊ + log Σₙ cₙ,    ∂ log I₊/∂σᵢ = Σₙ hₙ,ᵢ / Σₙ cₙ   (at s = 1),
+
+L₊ the Laplace leading term of :mod:`symcheck.hyp0f1.asymptotic` (whose Wick terms are exactly
+T₁ = c₁, T₂ = c₂ − c₁²/2, T₃ = c₃ − c₁c₂ + c₁³/3: tests/test_hyp0f1_formal_series.py). So this is the
+asymptotic expansion carried to any order, one linear solve (a Walsh–Hadamard transform) per order.
+The other coset D·SO(k), D = diag(1, …, 1, −1), is the same series at σ with its smallest entry
+negated (the integral is even in each σᵢ), and log ₀F₁ = log(I₊ + I₋); where its leading term is below
+``NEGLIGIBLE_MINUS`` of I₊'s, or where :mod:`~symcheck.hyp0f1.asymptotic` drops it (with its bound),
+only its bound is counted. One zero σ (m = k − 1) makes both cosets equal; two or more are outside
+the method (the leading term is then a Stiefel-manifold integral, not implemented).
+
+Cost. Each order applies every M_p to one vector at once: the Q(i, S) recursion carried with
+polynomial-in-u coefficients (:func:`_poly_coupling`), O(P·m²·2^m) for P = ``MAX_ORDER`` + 2 powers, so
+N orders cost O(N·P·m²·2^m) and memory O(P·m·2^m) (m = 16: about 0.5 s an order pair on one core and
+0.1 GB). The method takes m ≤ ``MAX_M``.
+
+Truncation and error figure (an estimate, not a bound). The orders are summed while the terms fall:
+|c₁| ≤ ``T1_MAX`` and |c_{n+1}| ≤ ``RHO``·|cₙ|; summing stops at the first order n whose term is
+below the rounding of the value, at the first term that does not fall (an asymptotic series turns there),
+or at ``MAX_ORDER``. The series is outside its regime (figure inf) where a term turns before order
+``MIN_ORDER``. The truncation figure is ``SAFETY``·|c_{N+1}|/|Σ_{n≤N} cₙ| for the first omitted term
+c_{N+1} (for the gradient: the largest first omitted component of Σ hₙ/Σ cₙ). Rounding: the recursion is
+run a second time on σ in the opposite order (a different sequence of floating-point operations on
+the same mathematics); ``ROUND_SAFETY`` × the difference of the two values (and gradients), plus the
+leading term's rounding bound, is added. Both safety factors are measured in
+tests/test_hyp0f1_formal.py against routes that share none of this code: the holonomic method
+(k = 5…8), the k = 2 Bessel function, the k = 3 one-dimensional integral, the k = 4 series, and at
+near-coincident σ, where the recursion's divisions by σᵢ² − σⱼ² cost digits.
+
+References
+----------
+Muirhead (1982), Thm. 7.5.6 (the system); Hashiguchi, Numata, Takayama & Takemura (2013) (its Pfaffian
+form); Wasow (1965), *Asymptotic expansions for ordinary differential equations*, §§ 11–12 (formal
+solutions at an irregular singular point of rank one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from symcheck.hyp0f1 import asymptotic
+from symcheck.hyp0f1.holonomic import _coefficients, _walsh
+
+__all__ = ["MAX_M", "MAX_ORDER", "formal_reason", "log_hyp0f1_formal"]
+
+#: Largest number of non-zero σ (the state has 2^m entries).
+MAX_M = 16
+#: Non-zero σ must differ pairwise by at least this fraction of the larger (measured: at a relative gap g
+#: the recursion loses about ε/g² relative, 1e-3 at g = 2e-7).
+GAP_MIN = 1e-2
+#: Highest order summed.
+MAX_ORDER = 12
+#: A series whose terms turn before this order is outside the regime (figure inf).
+MIN_ORDER = 3
+#: The regime: |c₁| ≤ T1_MAX and each summed term at most RHO times the one before.
+T1_MAX = 0.5
+RHO = 0.5
+#: Safety factor of the truncation figure (SAFETY·|first omitted term|; measured, module notes).
+SAFETY = 4.0
+#: Safety factor of the rounding figure (ROUND_SAFETY·|difference of the two orderings|; measured).
+ROUND_SAFETY = 8.0
+#: The D·SO(k) coset's series is not computed where its leading term is below this fraction of I₊'s;
+#: then 10 × that fraction is counted in the figure.
+NEGLIGIBLE_MINUS = 1e-20
+#: The rounding probe moves each σᵢ by this many ulps (relative), alternately up and down.
+PROBE = 4.0
+
+EPS = float(np.finfo(float).eps)
+
+
+@njit(cache=True)
+def _poly_coupling(x, sig, a, beta, gamma, out, Q):
+    """out[p, S] = (M_p x)_S for p = 0 … P (P = out.shape[0] − 1): the Pfaffian matrix of
+    :mod:`symcheck.hyp0f1.holonomic` applied to x, as a polynomial in u = 1/s.
+
+    Q[S, i, p] holds the coefficient of u^p of Q(i, S)·x (holonomic module docstring), built over
+    sets of increasing size; S ∖ {i} is smaller than S, so its entries are final when S is reached.
+    """
+    n = x.shape[0]
+    m = sig.shape[0]
+    P = out.shape[0] - 1
+    for S in range(n):
+        for p in range(P + 1):
+            out[p, S] = 0.0
+        size = 0
+        T = S
+        while T:
+            T &= T - 1
+            size += 1
+        if P >= 1:
+            out[1, S] += size * x[S]
+        for i in range(m):
+            bit = 1 << i
+            if not (S & bit):
+                out[0, S] += sig[i] * x[S | bit]
+                continue
+            Sp = S ^ bit
+            for p in range(P + 1):
+                Q[S, i, p] = 0.0
+            Q[S, i, 0] = x[Sp]
+            if P >= 1:
+                acc = -a[i] * x[S]
+                for j in range(m):
+                    if j == i:
+                        continue
+                    if (Sp >> j) & 1:
+                        bij = beta[i, j]
+                        for p in range(P):
+                            Q[S, i, p + 1] += bij * Q[Sp, j, p]
+                    else:
+                        acc += beta[i, j] * x[Sp | (1 << j)]
+                Q[S, i, 1] += acc
+            if P >= 2:
+                acc2 = 0.0
+                for l in range(m):
+                    if (Sp >> l) & 1:
+                        acc2 += gamma[i, l] * (sig[i] * x[Sp] - sig[l] * x[S ^ (1 << l)])
+                Q[S, i, 2] += acc2
+            for p in range(P + 1):
+                out[p, S] += sig[i] * Q[S, i, p]
+
+
+def _coset_series(sig: np.ndarray, k: int, scale: float):
+    """Terms of the formal series for the non-zero signed σ ``sig`` (m,): (c, h, n_summed, turned).
+
+    ``c[n]`` = cₙ and ``h[n]`` = (hₙ,ᵢ)ᵢ for n = 0 … n_summed + 1 (the last is the first omitted term);
+    ``turned``: the terms stopped falling (module notes). ``scale`` is the size of the value whose
+    rounding ends the summation.
+    """
+    m = sig.shape[0]
+    n = 1 << m
+    a, beta, gamma = _coefficients(sig, 0.5 * k)
+    lam = sig.sum()
+    d = -(m * (m - 1) / 2 + m * (k - m)) / 2
+    flips = ((np.arange(n)[:, None] >> np.arange(m)) & 1).astype(float)
+    eig = -2.0 * (flips @ sig)  # Σεᵢσᵢ − λ for the Walsh mode ε of each bit mask
+    P = MAX_ORDER + 2
+    Q = np.zeros((n, m, P + 1))
+
+    def apply(x):
+        out = np.empty((P + 1, n))
+        _poly_coupling(np.ascontiguousarray(x), sig, a, beta, gamma, out, Q)
+        return out
+
+    ones = np.ones(n)
+    m_ones = apply(ones)
+    g, mg = [ones], [m_ones]
+    singles = 1 << np.arange(m)
+    c = [1.0]
+    turned = False
+    for step in range(1, MAX_ORDER + 3):
+        if step >= 2:  # solvability of (1) at this step fixes the 𝟙-part of g_{step−1}
+            r = g[step - 1]
+            mr = apply(r)
+            rhs = mr[1].sum() + sum(mg[step - p][p].sum() for p in range(2, step + 1))
+            alpha = -rhs / ((step - 1) * n)
+            g[step - 1] = r + alpha
+            mg[step - 1] = mr + alpha * m_ones
+            c.append(g[step - 1][0])
+            last = step - 1  # c_last is final
+            if last >= 2:
+                t_new, t_old = abs(c[last]), abs(c[last - 1])
+                if t_new > RHO * t_old:
+                    turned = True
+                    return np.array(c), np.array([gi[singles] for gi in g[:last + 1]]), last - 1, turned
+                if SAFETY * t_new < 0.01 * EPS * scale or last == MAX_ORDER + 1:
+                    return np.array(c), np.array([gi[singles] for gi in g[:last + 1]]), last - 1, turned
+            elif abs(c[1]) > T1_MAX:
+                return np.array(c), np.array([gi[singles] for gi in g[:2]]), 0, True
+        rhs = (d - step + 1) * g[step - 1] - sum(mg[step - p][p] for p in range(1, step + 1))
+        _walsh(rhs)
+        rhs[0] = 0.0
+        rhs[1:] /= eig[1:]
+        _walsh(rhs)
+        g.append(rhs / n)
+        mg.append(None)
+    raise AssertionError("unreachable: the loop returns at MAX_ORDER + 1")
+
+
+def _coset(sig: np.ndarray, k: int, scale: float):
+    """log Σ cₙ, the gradient Σ hₙ/Σ cₙ (m,), their truncation figures, and the regime flag, for the
+    signed non-zero σ ``sig`` in the order given."""
+    c, h, summed, turned = _coset_series(sig, k, scale)
+    total = c[:summed + 1].sum()
+    grad = h[:summed + 1].sum(axis=0) / total
+    if turned and summed < MIN_ORDER or not total > 0:
+        return np.log(abs(total)), grad, np.inf, np.inf
+    nxt = c[summed + 1]
+    err = SAFETY * abs(nxt) / total
+    g_next = (h[:summed + 2].sum(axis=0)) / (total + nxt)
+    g_err = SAFETY * np.max(np.abs(g_next - grad))
+    return np.log(total), grad, err, g_err
+
+
+def _row(flat_row: np.ndarray, k: int, lead_plus: float, lead_minus: float, probe: bool):
+    """One row (σ sorted decreasingly, at most one zero): log(I₊ + I₋) − lead_plus, the gradient (k,),
+    and their truncation figures (module notes). ``probe`` runs the recursion on σ in increasing order,
+    each σᵢ moved by PROBE ulps (alternating in sign), for the rounding figure."""
+    m = int(np.count_nonzero(flat_row))
+    sig = flat_row[:m].copy()
+    order = np.arange(m)
+    if probe:
+        sig = sig * (1 + PROBE * EPS * (-1.0) ** order)
+        order = order[::-1]
+    scale = max(1.0, abs(lead_plus))
+    rel = lead_minus - lead_plus
+    # the D·SO(k) coset's series, where it counts, first: outside its regime it fails at once
+    minus = m == k and np.isfinite(rel) and rel >= np.log(NEGLIGIBLE_MINUS)
+    if minus:
+        flipped = sig.copy()
+        flipped[-1] = -flipped[-1]
+        s_minus, g_minus, e_minus, ge_minus = _coset(flipped[order], k, scale)
+        if not np.isfinite(e_minus):
+            return s_minus + rel, np.zeros(k), np.inf, np.inf
+    s_plus, g_plus, e_plus, ge_plus = _coset(sig[order], k, scale)
+    grad_plus = np.zeros(k)
+    grad_plus[order] = g_plus
+    if m < k:  # one zero: D·SO(k) is SO(k) reflected in the zero's coordinate, the same integral
+        return s_plus + np.log(2.0), grad_plus, e_plus, ge_plus
+    if not np.isfinite(rel):  # I₋ dropped: its bound is in expansion_terms' "dropped"
+        return s_plus, grad_plus, e_plus, ge_plus
+    if not minus:
+        w = np.exp(rel)
+        return s_plus + np.log1p(w), grad_plus, e_plus + 10 * w, ge_plus + 20 * w
+    grad_minus = np.zeros(k)
+    grad_minus[order] = g_minus
+    grad_minus[m - 1] = -grad_minus[m - 1]
+    value = np.logaddexp(s_plus, rel + s_minus)
+    w_minus = np.exp(rel + s_minus - value)
+    grad = (1 - w_minus) * grad_plus + w_minus * grad_minus
+    return value, grad, (1 - w_minus) * e_plus + w_minus * e_minus, (1 - w_minus) * ge_plus + w_minus * ge_minus
+
+
+def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
+    """Per row, "" where the method applies, else why not (two zero σ, or more than MAX_M non-zero σ)."""
+    out = np.full(flat.shape[0], "", dtype=object)
+    nonzero = np.count_nonzero(flat, axis=1)
+    out[nonzero < k - 1] = ("the formal series needs at most one zero singular value (its leading term with two "
+                            "zeros is a Stiefel integral, not implemented)")
+    out[(nonzero > MAX_M) & (nonzero >= k - 1)] = f"the formal series takes at most {MAX_M} non-zero singular values"
+    srt = -np.sort(-flat, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.where(srt[:, 1:] > 0, (srt[:, :-1] - srt[:, 1:]) / srt[:, :-1], np.inf)
+    close = (gap.min(axis=1, initial=np.inf) < GAP_MIN) & (out == "")
+    out[close] = (f"two non-zero singular values closer than {GAP_MIN:g} relative: the formal series' "
+                  "divisions by sigma_i^2 - sigma_j^2 lose digits (use the holonomic or near-equal method)")
+    if k == 1:
+        out[:] = "the formal series needs k >= 2"
+    return out
+
+
+def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
+    """log ₀F₁(k/2; AAᵀ/4) from the formal solution at s = ∞, with its error figure (module notes).
+
+    Parameters
+    ----------
+    flat : ndarray, shape (n, k)
+        Validated singular values, every row inside the method's domain (:func:`formal_reason`).
+    k : int
+    want_grad : bool
+        Also return the gradient and its figure.
+
+    Returns
+    -------
+    value, error : ndarray, shape (n,)
+        The error is an estimate (inf outside the regime: terms that turn before MIN_ORDER).
+    grad, grad_error : ndarray, shapes (n, k) and (n,)
+        Only with ``want_grad``: ∂ log ₀F₁/∂σ in the order of ``flat``'s columns, and the error
+        figure of its largest component.
+    """
+    n_rows = flat.shape[0]
+    perm = np.argsort(-flat, axis=1, kind="stable")
+    srt = np.take_along_axis(flat, perm, axis=1)
+    parts = asymptotic.expansion_terms(srt, k, 0)
+    value, error = np.empty(n_rows), np.empty(n_rows)
+    grad, grad_error = np.empty((n_rows, k)), np.empty(n_rows)
+    for r in range(n_rows):
+        lp, lm = parts["lead_plus"][r], parts["lead_minus"][r]
+        v, g, e, ge = _row(srt[r], k, lp, lm, probe=False)
+        v2, g2 = _row(srt[r], k, lp, lm, probe=True)[:2] if np.isfinite(e) else (v, g)
+        value[r] = lp + v
+        # the leading term's rounding, a dropped coset's bound, the rounding of the recursion, and the
+        # probe's own move of the value (|∂ log ₀F₁/∂σᵢ| ≤ 1)
+        shared = parts["round_lead"][r] + parts["dropped"][r] + 4 * EPS * abs(value[r]) + PROBE * EPS * srt[r].sum()
+        error[r] = e + shared + ROUND_SAFETY * abs(v - v2)
+        grad[r, perm[r]] = g
+        grad_error[r] = ge + parts["dropped"][r] + ROUND_SAFETY * np.max(np.abs(g - g2)) + 4 * EPS
+    error = np.where(np.isfinite(value), error, np.inf)
+    if want_grad:
+        return value, error, grad, grad_error
+    return value, error

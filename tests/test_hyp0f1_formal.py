@@ -1,0 +1,151 @@
+"""The formal-series method (:mod:`symcheck.hyp0f1.formal`) against routes that share none of its code.
+
+* k = 2, 3, 4: the closed forms (Bessel functions; the one-dimensional integral; the SO(4) series),
+  on seeded random spectra (spread, near the GAP_MIN limit, one zero), value and gradient;
+* k = 2: the series itself is the Hankel expansion of I₀(σ₁ + σ₂), term by term;
+* k = 5…7 at the edge of the regime (σ_max = 30–100): the holonomic method;
+* k = 10, σ_max = 1000 (a goal-table row auto now answers with it): the asymptotic expansion (Wick terms)
+  within the latter's figure.
+
+A check passes when |value − reference| ≤ the two figures together. The planted errors (a smaller safety
+factor, a 1 % error in the system's γ coefficients, the GAP_MIN limit removed) must each break one.
+"""
+
+import numpy as np
+import pytest
+
+from symcheck.hyp0f1 import formal, grad_log_hyp0f1, log_hyp0f1
+
+SEEDS = (0, 1)
+
+
+def _random_rows(k, rng, n=120):
+    rows = []
+    for i in range(n):
+        smax = 10 ** rng.uniform(0.7, 4)
+        kind = i % 4
+        if kind == 0:
+            s = smax * rng.uniform(0.05, 1, k)
+        elif kind == 1:  # close pairs just above GAP_MIN
+            s = smax * np.geomspace(1, 0.3, k)
+            s[1] = s[0] * (1 - formal.GAP_MIN * rng.uniform(1.05, 3))
+        elif kind == 2:
+            s = smax * np.geomspace(1, rng.uniform(0.01, 0.9), k)
+        else:
+            s = smax * rng.uniform(0.05, 1, k)
+            s[-1] = 0.0
+        rows.append(s)
+    flat = np.array(rows)
+    return flat[formal.formal_reason(flat, k) == ""]
+
+
+def _exact_violations(k, seed):
+    flat = _random_rows(k, np.random.default_rng(seed))
+    v, e, g, ge = formal.log_hyp0f1_formal(flat, k, want_grad=True)
+    ref, ref_e = log_hyp0f1(flat, k, method="exact", return_error=True)
+    gref, gref_e = grad_log_hyp0f1(flat, k, method="exact", return_error=True)
+    # ∂/∂σᵢ at σᵢ = 0 is 0 exactly (the integral is even in each σᵢ: T ↦ T·diag(…, −1, …) is Haar-invariant);
+    # the k = 3 route returns up to ~1e-12 there, beyond its own figure (seed 5, σ ≈ (9527, 6911, 0))
+    gref = np.where(flat == 0, 0.0, gref)
+    fin = np.isfinite(e)
+    bad_v = fin & (np.abs(v - ref) > e + ref_e)
+    bad_g = np.isfinite(ge) & (np.max(np.abs(g - gref), axis=1) > ge + gref_e)
+    return flat, fin, e, v, bad_v, bad_g
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_figure_holds_against_closed_forms(k, seed):
+    flat, fin, e, v, bad_v, bad_g = _exact_violations(k, seed)
+    assert not bad_v.any(), flat[bad_v]
+    assert not bad_g.any(), flat[bad_g]
+    # not vacuous: most rows are in the regime, and most of those meet 1e-10 relative
+    assert fin.mean() > 0.6
+    assert np.mean(e[fin] <= 1e-10 * np.maximum(1, np.abs(v[fin]))) > 0.6
+
+
+def test_k2_terms_are_hankel_coefficients():
+    """For k = 2, I₊ = ∫_{SO(2)} e^{(σ₁+σ₂)cos θ} dθ/2π·… is I₀(z), z = σ₁ + σ₂, whose Hankel series
+    e^z/√(2πz)·Σ aₙ z⁻ⁿ has aₙ = ((2n − 1)!!)²/(n! 8ⁿ) (DLMF 10.40.1)."""
+    for sig in ([300.0, 41.0], [1000.0, 999.0 * (1 - 2 * formal.GAP_MIN)], [25.0, 3.0]):
+        sig = np.array(sig)
+        c = formal._coset_series(sig, 2, 1e4)[0]
+        z = sig.sum()
+        a = [1.0]
+        for n in range(1, len(c)):
+            a.append(a[-1] * (2 * n - 1) ** 2 / (n * 8 * z))
+        # rounding: terms of size ≤ 1 built through divisions by σ₁² − σ₂², which lose ~ε/g² (g the relative
+        # gap, module notes); 16 of those
+        gap = (sig[0] - sig[1]) / sig[0]
+        np.testing.assert_allclose(c, a, rtol=1e-12, atol=16 * formal.EPS / gap ** 2)
+
+
+@pytest.mark.parametrize("k, sig", [
+    (5, 30 * np.geomspace(1, 0.1, 5)),
+    (6, np.array([29.1, 26.0, 22.3, 17.7, 12.0, 5.4])),
+    (7, np.array([29.7, 27.4, 24.4, 20.0, 16.1, 11.0, 6.2])),
+    (7, 100 * np.geomspace(1, 0.1, 7)),
+])
+def test_figure_holds_against_holonomic(k, sig):
+    v, e = formal.log_hyp0f1_formal(sig[None], k)
+    assert np.isfinite(e[0])
+    ref, ref_e = log_hyp0f1(sig, k, method="holonomic", return_error=True)
+    assert abs(v[0] - ref) <= e[0] + ref_e
+
+
+def test_auto_takes_it_at_moores_spread_row_and_agrees_with_wick():
+    k = 10
+    sig = 1000 * np.geomspace(1, 0.1, k)
+    v, e, info = log_hyp0f1(sig, k, return_error=True, return_info=True)
+    assert info.method == "formal"
+    assert e <= 1e-10 * abs(v)
+    wick, wick_e = log_hyp0f1(sig, k, method="asymptotic", order=3, return_error=True)
+    assert abs(v - wick) <= e + wick_e
+    g, ge = grad_log_hyp0f1(sig, k, return_error=True)
+    gw, gwe = grad_log_hyp0f1(sig, k, method="asymptotic", order=3, return_error=True)
+    assert np.max(np.abs(g - gw)) <= ge + gwe
+    assert ge < 1e-10
+
+
+@pytest.mark.parametrize("sig, why", [
+    (np.array([30.0, 20.0, 0.0, 0.0]), "at most one zero"),
+    (np.array([30.0, 29.9, 10.0, 5.0]), "closer than"),
+])
+def test_domain(sig, why):
+    with pytest.raises(ValueError, match=why):
+        log_hyp0f1(sig, 4, method="formal")
+
+
+def test_domain_size():
+    sig = 1000 * np.geomspace(1, 0.1, formal.MAX_M + 1)
+    with pytest.raises(ValueError, match="at most 16 non-zero"):
+        log_hyp0f1(sig, formal.MAX_M + 1, method="formal")
+
+
+# ---------------------------------------------------------------------------------- planted errors
+
+def test_planted_small_safety_factor_is_caught(monkeypatch):
+    monkeypatch.setattr(formal, "SAFETY", 0.5)
+    assert any(_exact_violations(k, 0)[4].any() for k in (2, 3, 4))
+
+
+def test_planted_coefficient_error_is_caught(monkeypatch):
+    true_coefficients = formal._coefficients
+
+    def planted(sig, b):
+        a, beta, gamma = true_coefficients(sig, b)
+        return a, beta, 1.01 * gamma
+
+    monkeypatch.setattr(formal, "_coefficients", planted)
+    assert _exact_violations(4, 0)[4].any()
+
+
+def test_planted_gap_limit_removed_is_caught(monkeypatch):
+    """Below GAP_MIN the recursion loses ~ε/g² and the rounding probe does not see all of it."""
+    monkeypatch.setattr(formal, "GAP_MIN", 0.0)
+    rng = np.random.default_rng(0)
+    base = 10 ** rng.uniform(1.5, 3.5, 40)
+    flat = np.stack([base, base * (1 - 10 ** rng.uniform(-9, -6, 40))], axis=1)
+    v, e = formal.log_hyp0f1_formal(flat, 2)
+    ref, ref_e = log_hyp0f1(flat, 2, method="exact", return_error=True)
+    assert np.any(np.isfinite(e) & (np.abs(v - ref) > e + ref_e))
