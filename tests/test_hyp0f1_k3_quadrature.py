@@ -156,6 +156,17 @@ def test_gradient_against_mpmath_within_the_figure(sig, regime):
     assert np.abs(grad[0] - expected).max() <= closed_form.K3_ERROR * (1 + np.abs(grad[0]).max())
 
 
+def test_gradient_at_a_zero_sigma_within_the_figure():
+    """∂/∂σ₃ at σ₃ = 0 is 0 (₀F₁ is even in σ₃: T ↦ T·diag(1, 1, −1) keeps Haar measure). Under the integral
+    sign the derivative cancels there only to ~1e-12 at σ ~ 1e4, ten times the figure; ``exact_value`` must
+    return it within the figure (found by tests/test_hyp0f1_formal.py, seed 5)."""
+    sig = np.array([[9526.99104278, 6910.90863173, 0.0], [300.0, 41.0, 0.0], [3.0, 0.5, 0.0]])
+    _, _, grad, gerr = closed_form.exact_value(sig, 3, want_grad=True)
+    assert np.all(np.abs(grad[:, 2]) <= gerr)
+    raw = closed_form._log_k3(sig, want_grad=True)[1]
+    assert np.abs(raw[0, 2]) > gerr[0]  # the defect this guards against is real at the first row
+
+
 def test_too_few_intervals_give_an_infinite_figure(monkeypatch):
     sig = np.array([[30.0, 20.0, 10.0]])
     value, err = closed_form.exact_value(sig, 3)

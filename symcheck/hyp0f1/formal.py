@@ -25,15 +25,30 @@ asymptotic expansion carried to any order, one linear solve (a Walsh–Hadamard 
 The other coset D·SO(k), D = diag(1, …, 1, −1), is the same series at σ with its smallest entry
 negated (the integral is even in each σᵢ), and log ₀F₁ = log(I₊ + I₋); where its leading term is below
 ``NEGLIGIBLE_MINUS`` of I₊'s, or where :mod:`~symcheck.hyp0f1.asymptotic` drops it (with its bound),
-only its bound is counted. One zero σ (m = k − 1) makes both cosets equal; two or more are outside
-the method (the leading term is then a Stiefel-manifold integral, not implemented).
+only its bound is counted.
+
+Zero singular values (m < k non-zero). The maximum of Σᵢ σᵢTᵢᵢ is then the whole set
+{diag(I_m, R): R ∈ O(k − m)}, and Laplace's method over its N = m(m−1)/2 + m(k−m) normal directions
+(curvatures σᵢ + σⱼ for i < j ≤ m, and σᵢ, k − m times, against each zero) gives the leading term
+
+    L = Σσ + (N/2) log 2π − ½ Σ_{i<j≤m} log(σᵢ + σⱼ) − ((k−m)/2) Σ_{i≤m} log σᵢ + log Vol SO(k−m) − log Vol SO(k)
+
+(Vol SO as in :func:`symcheck.hyp0f1.asymptotic.log_vol_so`, Vol SO(1) = 1; at m = k − 1 this is both
+cosets' terms together), and the same recursion in the m non-zero σ with b = k/2 gives the rest; there is
+no second maximum (the sign of T_mm can be rotated away through a zero's column).
+
+Critical points left out. Every sign pattern ε (Tᵢᵢ = εᵢ) is a critical point; the summed series hold the
+maximum (and the D·SO(k) coset at m = k). The others are saddles, exponentially smaller: at σ = (30, 10, 0, 0)
+the one at T₂₂ = −1 moves log ₀F₁ by 2.9e-9 where the series' terms are ~1e-12. Their size is estimated by
+the Laplace magnitude with |curvatures| (:func:`_other_critical_points`, one or two flips), and
+``OTHER_SAFETY`` times that joins the figure (10 × 2.7e-9 there).
 
 Cost. Each order applies every M_p to one vector at once: the Q(i, S) recursion carried with
 polynomial-in-u coefficients (:func:`_poly_coupling`), O(P·m²·2^m) for P = ``MAX_ORDER`` + 2 powers, so
 N orders cost O(N·P·m²·2^m) and memory O(P·m·2^m) (m = 16: about 0.5 s an order pair on one core and
 0.1 GB). The method takes m ≤ ``MAX_M``.
 
-Truncation and error figure (an estimate, not a bound). The orders are summed while the terms fall:
+Truncation and error figure (an estimate, not a bound; it also holds the two estimates above). The orders are summed while the terms fall:
 |c₁| ≤ ``T1_MAX`` and |c_{n+1}| ≤ ``RHO``·|cₙ|; summing stops at the first order n whose term is
 below the rounding of the value, at the first term that does not fall (an asymptotic series turns there),
 or at ``MAX_ORDER``. The series is outside its regime (figure inf) where a term turns before order
@@ -85,7 +100,11 @@ NEGLIGIBLE_MINUS = 1e-20
 #: The rounding probe moves each σᵢ by this many ulps (relative), alternately up and down.
 PROBE = 4.0
 
+#: Safety factor of the estimate of the critical points the series leave out (:func:`_other_critical_points`).
+OTHER_SAFETY = 10.0
+
 EPS = float(np.finfo(float).eps)
+_LOG_2PI = float(np.log(2 * np.pi))
 
 
 @njit(cache=True)
@@ -213,9 +232,9 @@ def _coset(sig: np.ndarray, k: int, scale: float):
 
 
 def _row(flat_row: np.ndarray, k: int, lead_plus: float, lead_minus: float, probe: bool):
-    """One row (σ sorted decreasingly, at most one zero): log(I₊ + I₋) − lead_plus, the gradient (k,),
-    and their truncation figures (module notes). ``probe`` runs the recursion on σ in increasing order,
-    each σᵢ moved by PROBE ulps (alternating in sign), for the rounding figure."""
+    """One row (σ sorted decreasingly, m ≥ 1 non-zero): log ₀F₁ − lead_plus, the gradient (k,), and their
+    truncation figures (module notes). ``probe`` runs the recursion on σ in increasing order, each σᵢ
+    moved by PROBE ulps (alternating in sign), for the rounding figure."""
     m = int(np.count_nonzero(flat_row))
     sig = flat_row[:m].copy()
     order = np.arange(m)
@@ -235,9 +254,7 @@ def _row(flat_row: np.ndarray, k: int, lead_plus: float, lead_minus: float, prob
     s_plus, g_plus, e_plus, ge_plus = _coset(sig[order], k, scale)
     grad_plus = np.zeros(k)
     grad_plus[order] = g_plus
-    if m < k:  # one zero: D·SO(k) is SO(k) reflected in the zero's coordinate, the same integral
-        return s_plus + np.log(2.0), grad_plus, e_plus, ge_plus
-    if not np.isfinite(rel):  # I₋ dropped: its bound is in expansion_terms' "dropped"
+    if m < k or not np.isfinite(rel):  # no second coset (m < k), or I₋ dropped with its bound
         return s_plus, grad_plus, e_plus, ge_plus
     if not minus:
         w = np.exp(rel)
@@ -251,13 +268,57 @@ def _row(flat_row: np.ndarray, k: int, lead_plus: float, lead_minus: float, prob
     return value, grad, (1 - w_minus) * e_plus + w_minus * e_minus, (1 - w_minus) * ge_plus + w_minus * ge_minus
 
 
+def _leading_terms(srt: np.ndarray, k: int) -> dict:
+    """Leading terms of each row of ``srt`` (n, k), σ sorted decreasingly, as in
+    :func:`symcheck.hyp0f1.asymptotic.expansion_terms` (``lead_plus``, ``lead_minus``, ``round_lead``,
+    ``dropped``), with rows of m < k non-zero σ replaced by the Laplace term of the whole maximum set
+    (module notes: no second coset there, ``lead_minus`` = −inf, nothing dropped)."""
+    parts = asymptotic.expansion_terms(srt, k, 0)
+    parts = {name: parts[name].copy() for name in ("lead_plus", "lead_minus", "round_lead", "dropped")}
+    nonzero = np.count_nonzero(srt, axis=1)
+    for r in np.flatnonzero((nonzero < k) & (nonzero > 0)):
+        m = int(nonzero[r])
+        sig = srt[r, :m]
+        iu, ju = np.triu_indices(m, 1)
+        normal = len(iu) + m * (k - m)
+        log_pairs = np.log(sig[iu] + sig[ju])
+        log_sig = np.log(sig)
+        terms = (sig.sum(), 0.5 * normal * _LOG_2PI, -0.5 * log_pairs.sum(), -0.5 * (k - m) * log_sig.sum(),
+                 asymptotic.log_vol_so(k - m) - asymptotic.log_vol_so(k))
+        parts["lead_plus"][r] = sum(terms)
+        parts["lead_minus"][r] = -np.inf
+        parts["dropped"][r] = 0.0
+        size = sum(abs(t) for t in terms) + np.abs(log_pairs).sum() + (k - m) * np.abs(log_sig).sum()
+        parts["round_lead"][r] = (len(iu) + m + 8) * EPS * size
+    return parts
+
+
+def _other_critical_points(sig: np.ndarray, k: int) -> float:
+    """Estimated relative size of the critical points of Σσᵢ Tᵢᵢ on O(k) that the summed series leave
+    out (module notes): Σ over sign patterns ε with one or two flips among the m non-zero σ (not the
+    single flip of the smallest at m = k, the D·SO(k) coset, which is summed) of
+    exp(−2Σ_{flipped} σᵢ)·∏_{i<j≤m} ((σᵢ + σⱼ)/|εᵢσᵢ + εⱼσⱼ|)^{1/2}, the Laplace magnitude with
+    |curvatures|."""
+    m = sig.shape[0]
+    iu, ju = np.triu_indices(m, 1)
+    patterns = [(i,) for i in range(m) if not (m == k and i == m - 1)] + [(i, j) for i in range(m) for j in range(i + 1, m)]
+    total = 0.0
+    for flips in patterns:
+        eps_ = np.ones(m)
+        eps_[list(flips)] = -1.0
+        with np.errstate(divide="ignore"):
+            log_ratio = 0.5 * np.sum(np.log(sig[iu] + sig[ju]) - np.log(np.abs(eps_[iu] * sig[iu] + eps_[ju] * sig[ju])))
+        total += np.exp(-2.0 * sig[list(flips)].sum() + log_ratio)
+    return total
+
+
 def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
-    """Per row, "" where the method applies, else why not (two zero σ, or more than MAX_M non-zero σ)."""
+    """Per row, "" where the method applies, else why not (all σ zero, more than MAX_M non-zero σ, or two
+    closer than GAP_MIN)."""
     out = np.full(flat.shape[0], "", dtype=object)
     nonzero = np.count_nonzero(flat, axis=1)
-    out[nonzero < k - 1] = ("the formal series needs at most one zero singular value (its leading term with two "
-                            "zeros is a Stiefel integral, not implemented)")
-    out[(nonzero > MAX_M) & (nonzero >= k - 1)] = f"the formal series takes at most {MAX_M} non-zero singular values"
+    out[nonzero == 0] = "every singular value is 0 (log 0F1 = 0 exactly: use method='exact')"
+    out[nonzero > MAX_M] = f"the formal series takes at most {MAX_M} non-zero singular values"
     srt = -np.sort(-flat, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = np.where(srt[:, 1:] > 0, (srt[:, :-1] - srt[:, 1:]) / srt[:, :-1], np.inf)
@@ -285,13 +346,13 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
     value, error : ndarray, shape (n,)
         The error is an estimate (inf outside the regime: terms that turn before MIN_ORDER).
     grad, grad_error : ndarray, shapes (n, k) and (n,)
-        Only with ``want_grad``: ∂ log ₀F₁/∂σ in the order of ``flat``'s columns, and the error
-        figure of its largest component.
+        Only with ``want_grad``: ∂ log ₀F₁/∂σ in the order of ``flat``'s columns (0 at σᵢ = 0: the
+        integral is even in each σᵢ), and the error figure of its largest component.
     """
     n_rows = flat.shape[0]
     perm = np.argsort(-flat, axis=1, kind="stable")
     srt = np.take_along_axis(flat, perm, axis=1)
-    parts = asymptotic.expansion_terms(srt, k, 0)
+    parts = _leading_terms(srt, k)
     value, error = np.empty(n_rows), np.empty(n_rows)
     grad, grad_error = np.empty((n_rows, k)), np.empty(n_rows)
     for r in range(n_rows):
@@ -299,12 +360,14 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
         v, g, e, ge = _row(srt[r], k, lp, lm, probe=False)
         v2, g2 = _row(srt[r], k, lp, lm, probe=True)[:2] if np.isfinite(e) else (v, g)
         value[r] = lp + v
-        # the leading term's rounding, a dropped coset's bound, the rounding of the recursion, and the
-        # probe's own move of the value (|∂ log ₀F₁/∂σᵢ| ≤ 1)
-        shared = parts["round_lead"][r] + parts["dropped"][r] + 4 * EPS * abs(value[r]) + PROBE * EPS * srt[r].sum()
+        # the leading term's rounding, a dropped coset's bound, the critical points left out, the rounding
+        # of the recursion, and the probe's own move of the value (|∂ log ₀F₁/∂σᵢ| ≤ 1)
+        other = OTHER_SAFETY * _other_critical_points(srt[r, :np.count_nonzero(srt[r])], k)
+        shared = (parts["round_lead"][r] + parts["dropped"][r] + other + 4 * EPS * abs(value[r])
+                  + PROBE * EPS * srt[r].sum())
         error[r] = e + shared + ROUND_SAFETY * abs(v - v2)
         grad[r, perm[r]] = g
-        grad_error[r] = ge + parts["dropped"][r] + ROUND_SAFETY * np.max(np.abs(g - g2)) + 4 * EPS
+        grad_error[r] = ge + parts["dropped"][r] + 2 * other + ROUND_SAFETY * np.max(np.abs(g - g2)) + 4 * EPS
     error = np.where(np.isfinite(value), error, np.inf)
     if want_grad:
         return value, error, grad, grad_error

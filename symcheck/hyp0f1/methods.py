@@ -332,21 +332,21 @@ register(Method(
 
 def _formal_rows(flat: np.ndarray, k: int) -> np.ndarray:
     nonzero = np.count_nonzero(flat, axis=1)
-    return (nonzero >= k - 1) & (nonzero <= formal.MAX_M) & (k >= 2)
+    return (nonzero >= 1) & (nonzero <= formal.MAX_M) & (k >= 2)
 
 
 register(Method(
     name="formal",
     summary="the asymptotic expansion to any order: the formal solution of Muirhead's Pfaffian system at s = ∞ "
-            "(both cosets; distinct σ, at most one zero)",
+            "(distinct non-zero σ, any number of zeros)",
     evaluate=lambda flat, k: formal.log_hyp0f1_formal(flat, k),
     gradient=lambda flat, k: formal.log_hyp0f1_formal(flat, k, want_grad=True)[2:],
     rigorous=False,
     error_kind=("estimate (first omitted term × a measured safety factor, plus a rounding probe; inf outside "
                 "the asymptotic regime)"),
     domain=lambda flat, k, options=None: formal.formal_reason(flat, k),
-    auto=(AutoStep(45, _formal_rows, scope=f"distinct σ (relative gaps ≥ {formal.GAP_MIN:g}), at most one zero, "
-                                           f"at most {formal.MAX_M} non-zero"),),
+    auto=(AutoStep(45, _formal_rows, scope=f"distinct non-zero σ (relative gaps ≥ {formal.GAP_MIN:g}), 1 to "
+                                           f"{formal.MAX_M} of them"),),
 ))
 
 
