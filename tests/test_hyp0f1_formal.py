@@ -131,6 +131,23 @@ def test_domain(sig, why):
         log_hyp0f1(sig, 4, method="formal")
 
 
+@pytest.mark.parametrize("sig", [[1e10, 3e9, 1e9], [1e150, 1e149, 0.0], [5e307, 1e307, 1e306]])
+def test_extreme_sigma_against_the_closed_form(sig):
+    """The recursion runs at σ/max σ and scales its terms by max σ⁻ⁿ, so σ² never overflows."""
+    sig = np.array(sig)
+    v, e = log_hyp0f1(sig, 3, method="formal", return_error=True)
+    ref, ref_e = log_hyp0f1(sig, 3, method="exact", return_error=True)
+    assert np.isfinite(e) and abs(v - ref) <= e + ref_e
+
+
+def test_domain_extremes():
+    with pytest.raises(ValueError, match="underflows"):
+        log_hyp0f1(np.array([1e5, 1e-160, 0.0]), 3, method="formal")
+    # outside the regime (tiny σ): a finite value with figure inf, never NaN
+    v, e = log_hyp0f1(np.array([1e-300, 1e-301, 1e-302]), 3, method="formal", return_error=True)
+    assert np.isfinite(v) and e == np.inf
+
+
 def test_domain_size():
     sig = 1000 * np.geomspace(1, 0.1, formal.MAX_M + 1)
     with pytest.raises(ValueError, match="at most 16 non-zero"):

@@ -83,6 +83,8 @@ MAX_M = 16
 #: Non-zero σ must differ pairwise by at least this fraction of the larger (measured: at a relative gap g
 #: the recursion loses about ε/g² relative, 1e-3 at g = 2e-7).
 GAP_MIN = 1e-2
+#: Non-zero σ below this fraction of the largest are outside the method (σᵢ² of σ/max σ underflows).
+MIN_RATIO = 1e-150
 #: Highest order summed.
 MAX_ORDER = 12
 #: A series whose terms turn before this order is outside the regime (figure inf).
@@ -164,21 +166,23 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
 
     ``c[n]`` = cₙ and ``h[n]`` = (hₙ,ᵢ)ᵢ for n = 0 … n_summed + 1 (the last is the first omitted term);
     ``turned``: the terms stopped falling (module notes). ``scale`` is the size of the value whose
-    rounding ends the summation.
+    rounding ends the summation. The recursion runs at σ/max|σ| (no σ² overflows): the formal series at
+    σ is that one at s = max|σ|, so its terms are those of σ/max|σ| times max|σ|⁻ⁿ.
     """
     m = sig.shape[0]
     n = 1 << m
-    a, beta, gamma = _coefficients(sig, 0.5 * k)
-    lam = sig.sum()
+    top = float(np.max(np.abs(sig)))
+    unit = sig / top
+    a, beta, gamma = _coefficients(unit, 0.5 * k)
     d = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(n)[:, None] >> np.arange(m)) & 1).astype(float)
-    eig = -2.0 * (flips @ sig)  # Σεᵢσᵢ − λ for the Walsh mode ε of each bit mask
+    eig = -2.0 * (flips @ unit)  # Σεᵢσᵢ − Σσ for the Walsh mode ε of each bit mask (σ/max|σ|)
     P = MAX_ORDER + 2
     Q = np.zeros((n, m, P + 1))
 
     def apply(x):
         out = np.empty((P + 1, n))
-        _poly_coupling(np.ascontiguousarray(x), sig, a, beta, gamma, out, Q)
+        _poly_coupling(np.ascontiguousarray(x), unit, a, beta, gamma, out, Q)
         return out
 
     ones = np.ones(n)
@@ -186,7 +190,12 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
     g, mg = [ones], [m_ones]
     singles = 1 << np.arange(m)
     c = [1.0]
-    turned = False
+
+    def result(last, summed, turned):
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = np.array([g[j][singles] * top ** -float(j) for j in range(last + 1)])
+        return np.array(c), h, summed, turned
+
     for step in range(1, MAX_ORDER + 3):
         if step >= 2:  # solvability of (1) at this step fixes the 𝟙-part of g_{step−1}
             r = g[step - 1]
@@ -195,17 +204,17 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
             alpha = -rhs / ((step - 1) * n)
             g[step - 1] = r + alpha
             mg[step - 1] = mr + alpha * m_ones
-            c.append(g[step - 1][0])
             last = step - 1  # c_last is final
+            with np.errstate(over="ignore", invalid="ignore"):
+                c.append(g[last][0] * top ** -float(last))
+            if last == 1 and not abs(c[1]) <= T1_MAX:
+                return result(1, 0, True)
             if last >= 2:
                 t_new, t_old = abs(c[last]), abs(c[last - 1])
-                if t_new > RHO * t_old:
-                    turned = True
-                    return np.array(c), np.array([gi[singles] for gi in g[:last + 1]]), last - 1, turned
+                if not t_new <= RHO * t_old:
+                    return result(last, last - 1, True)
                 if SAFETY * t_new < 0.01 * EPS * scale or last == MAX_ORDER + 1:
-                    return np.array(c), np.array([gi[singles] for gi in g[:last + 1]]), last - 1, turned
-            elif abs(c[1]) > T1_MAX:
-                return np.array(c), np.array([gi[singles] for gi in g[:2]]), 0, True
+                    return result(last, last - 1, False)
         rhs = (d - step + 1) * g[step - 1] - sum(mg[step - p][p] for p in range(1, step + 1))
         _walsh(rhs)
         rhs[0] = 0.0
@@ -313,13 +322,16 @@ def _other_critical_points(sig: np.ndarray, k: int) -> float:
 
 
 def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
-    """Per row, "" where the method applies, else why not (all σ zero, more than MAX_M non-zero σ, or two
-    closer than GAP_MIN)."""
+    """Per row, "" where the method applies, else why not (all σ zero, more than MAX_M non-zero σ, one below
+    MIN_RATIO of the largest, or two closer than GAP_MIN)."""
     out = np.full(flat.shape[0], "", dtype=object)
     nonzero = np.count_nonzero(flat, axis=1)
     out[nonzero == 0] = "every singular value is 0 (log 0F1 = 0 exactly: use method='exact')"
     out[nonzero > MAX_M] = f"the formal series takes at most {MAX_M} non-zero singular values"
     srt = -np.sort(-flat, axis=1)
+    smallest = np.min(np.where(srt > 0, srt, np.inf), axis=1)
+    out[(out == "") & (nonzero > 0) & (smallest < MIN_RATIO * srt[:, 0])] = (
+        f"a non-zero singular value below {MIN_RATIO:g} of the largest (the recursion's sigma_i^2 underflows)")
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = np.where(srt[:, 1:] > 0, (srt[:, :-1] - srt[:, 1:]) / srt[:, :-1], np.inf)
     close = (gap.min(axis=1, initial=np.inf) < GAP_MIN) & (out == "")
@@ -368,7 +380,11 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
         error[r] = e + shared + ROUND_SAFETY * abs(v - v2)
         grad[r, perm[r]] = g
         grad_error[r] = ge + parts["dropped"][r] + 2 * other + ROUND_SAFETY * np.max(np.abs(g - g2)) + 4 * EPS
-    error = np.where(np.isfinite(value), error, np.inf)
+    # outside the regime the sum can overflow: the leading term stands in, with figure inf
+    bad = ~np.isfinite(value)
+    value[bad], error[bad] = parts["lead_plus"][bad], np.inf
+    grad[bad | ~np.isfinite(grad).all(axis=1)] = 1.0
+    grad_error[~np.isfinite(error) | ~np.isfinite(grad_error)] = np.inf
     if want_grad:
         return value, error, grad, grad_error
     return value, error
