@@ -177,16 +177,16 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
     d = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(n)[:, None] >> np.arange(m)) & 1).astype(float)
     eig = -2.0 * (flips @ unit)  # Σεᵢσᵢ − Σσ for the Walsh mode ε of each bit mask (σ/max|σ|)
-    P = MAX_ORDER + 2
+    P = MAX_ORDER + 2  # step n uses M_p g_j for p = n − j ≤ MAX_ORDER + 2 − j
     Q = np.zeros((n, m, P + 1))
 
-    def apply(x):
-        out = np.empty((P + 1, n))
+    def apply(x, j):
+        out = np.empty((P - j + 1, n))
         _poly_coupling(np.ascontiguousarray(x), unit, a, beta, gamma, out, Q)
         return out
 
     ones = np.ones(n)
-    m_ones = apply(ones)
+    m_ones = apply(ones, 0)
     g, mg = [ones], [m_ones]
     singles = 1 << np.arange(m)
     c = [1.0]
@@ -199,11 +199,11 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
     for step in range(1, MAX_ORDER + 3):
         if step >= 2:  # solvability of (1) at this step fixes the 𝟙-part of g_{step−1}
             r = g[step - 1]
-            mr = apply(r)
+            mr = apply(r, step - 1)
             rhs = mr[1].sum() + sum(mg[step - p][p].sum() for p in range(2, step + 1))
             alpha = -rhs / ((step - 1) * n)
             g[step - 1] = r + alpha
-            mg[step - 1] = mr + alpha * m_ones
+            mg[step - 1] = mr + alpha * m_ones[:mr.shape[0]]
             last = step - 1  # c_last is final
             with np.errstate(over="ignore", invalid="ignore"):
                 c.append(g[last][0] * top ** -float(last))
