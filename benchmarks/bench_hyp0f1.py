@@ -173,6 +173,34 @@ class Holonomic:
         log_hyp0f1(self.sig, m, method="holonomic")
 
 
+class Formal:
+    """The formal series at s = ∞ per value by the number m of non-zero σ (state 2^m), σ = 1000·(1, …, 0.1)
+    geometrically spaced, k = m (full rank, where auto takes it from m = 8 on) and k = 20 (rank-deficient),
+    beside a same-run baseline on the same row: the asymptotic expansion at order 3 where k = m (the Wick
+    terms this series carries to any order), Moore's Laplace approximation (Listing 1) at k = 20 (the
+    expansion is undefined with two zeros)."""
+
+    params = [[4, 8, 10, 12, 14, 16], ["k = m", "k = 20"]]
+    param_names = ["m", "k"]
+    timeout = 300
+
+    def setup(self, m, k):
+        self.k = m if k == "k = m" else 20
+        self.sig = np.zeros((1, self.k))
+        self.sig[0, :m] = 1000.0 * np.geomspace(1.0, 0.1, m)
+        log_hyp0f1(self.sig, self.k, method="formal")  # compile outside the timing
+        self.time_baseline(m, k)  # the order-3 contraction patterns are built once per process
+
+    def time_formal(self, m, k):
+        log_hyp0f1(self.sig, self.k, method="formal")
+
+    def time_baseline(self, m, k):
+        if self.k == m:
+            log_hyp0f1(self.sig, self.k, method="asymptotic", order=3)
+        else:
+            log_hyp0f1(self.sig, self.k, method="laplace")
+
+
 class AutoAtMooresSize:
     """log_hyp0f1(method="auto") per value at k = 20 (Moore's Fig. 4): spread, equal, two clusters
     and rank-deficient spectra at σ_max = 0.3, 3, 30, 300, 3000."""
