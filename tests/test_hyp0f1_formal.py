@@ -6,7 +6,9 @@
 * k = 5…7 at the edge of the regime (σ_max = 30–100), and k = 8–16 with 4–8 non-zero σ: the holonomic
   method;
 * k = 10, σ_max = 1000 (a goal-table row auto now answers with it): the asymptotic expansion (Wick terms)
-  within the latter's figure.
+  within the latter's figure;
+* ties (runs of equal σ, spread and extrapolated): Weyl's formula for equal σ, the k = 3, 4 closed forms,
+  and the holonomic method at two clusters, k = 5, 6.
 
 A check passes when |value − reference| ≤ the two figures together. The planted errors (a smaller safety
 factor, a 1 % error in the system's γ coefficients, the other critical points left out, the GAP_MIN limit
@@ -122,9 +124,66 @@ def test_auto_takes_it_at_moores_spread_row_and_agrees_with_wick():
     assert ge < 1e-10
 
 
+TIED_ROWS = ([(k, np.full(k, mu)) for k in (2, 3, 4, 6, 8) for mu in (30.0, 100.0, 1000.0, 1e4)]
+              + [(4, np.array([300.0, 300.0, 100.0, 100.0])), (4, np.array([1e3, 1e3, 1e3, 40.0])),
+                 (3, np.array([50.0, 50.0, 20.0])), (3, np.array([80.0, 30.0, 30.0])), (4, np.array([60.0, 60.0, 0.0, 0.0]))])
+
+
+def _tied_violations():
+    out = []
+    for k, sig in TIED_ROWS:
+        v, e, g, ge = formal.log_hyp0f1_formal(sig[None], k, want_grad=True)
+        ref, ref_e = log_hyp0f1(sig, k, method="exact", return_error=True)
+        gref, gref_e = grad_log_hyp0f1(sig, k, method="exact", return_error=True)
+        out.append((np.isfinite(e[0]), abs(v[0] - ref) > e[0] + ref_e, np.max(np.abs(g[0] - gref)) > ge[0] + gref_e,
+                    e[0] <= 1e-10 * abs(ref)))
+    return np.array(out)
+
+
+def test_ties_against_closed_forms():
+    """Equal σ (Weyl's formula, any k), and runs of equal σ at k = 3, 4 (the closed forms): the tied row is
+    spread three times and extrapolated (:func:`symcheck.hyp0f1.formal._tied`)."""
+    finite, bad_v, bad_g, goal = _tied_violations().T
+    assert not bad_v.any() and not bad_g.any()
+    assert finite.sum() >= len(TIED_ROWS) - 3 and goal.sum() >= len(TIED_ROWS) - 4  # all but k ≥ 8 at σ = 30
+
+
+@pytest.mark.parametrize("k, sig", [(6, np.r_[np.full(3, 100.0), np.full(3, 100 / 3)]),
+                                    (5, np.r_[np.full(2, 100.0), np.full(3, 100 / 3)])])
+def test_two_clusters_against_holonomic(k, sig):
+    v, e = formal.log_hyp0f1_formal(sig[None], k)
+    # with auto's work allowance for full-rank rays (the default runs out of steps at k = 6)
+    ref, ref_e = log_hyp0f1(sig, k, method="holonomic", work=holonomic.AUTO_FULL_RANK_STEP_WORK, return_error=True)
+    assert np.isfinite(e[0]) and abs(v[0] - ref) <= e[0] + ref_e
+
+
+def test_planted_extrapolation_figure_left_out_is_caught(monkeypatch):
+    """At a wider spread the extrapolation's own error matters, and only its term in the figure covers it."""
+    monkeypatch.setattr(formal, "TIE_SPREAD", 0.05)
+    assert not _tied_violations()[:, 1].any()
+    monkeypatch.setattr(formal, "TIE_SAFETY", 0.0)
+    assert _tied_violations()[:, 1].any()
+
+
+def test_planted_leading_term_of_a_spread_row_is_caught(monkeypatch):
+    """The leading term must be taken at the tie itself, not at the nearest spread row."""
+    true_terms = formal._leading_terms
+
+    def planted(srt, k):
+        parts = true_terms(srt, k)
+        if srt.shape[0] == 4:  # the tie and its three spread rows (formal._tied)
+            parts["lead_plus"] = parts["lead_plus"].copy()
+            parts["lead_plus"][0] = parts["lead_plus"][1]
+        return parts
+
+    monkeypatch.setattr(formal, "_leading_terms", planted)
+    assert _tied_violations()[:, 1].any()
+
+
 @pytest.mark.parametrize("sig, why", [
     (np.zeros(4), "every singular value is 0"),
     (np.array([30.0, 29.9, 10.0, 5.0]), "closer than"),
+    (np.array([30.0, 30.0, 29.0, 5.0]), "would meet"),
 ])
 def test_domain(sig, why):
     with pytest.raises(ValueError, match=why):

@@ -61,14 +61,16 @@ def test_monte_carlo_runs_the_proposal_the_pilot_finds_sharper(monkeypatch):
 
 
 def test_a_row_reuses_what_auto_tried(monkeypatch):
-    # k = 16, rank-deficient, σ_max = 1e4 (8 non-zero σ): auto runs the holonomic method to its budget (~3 s) and
-    # answers by Laplace; the row's "why not" reads the holonomic outcome from auto's attempts instead of running
-    # it again, and the row is the same as with every route run again.
+    # k = 16, 7 spread σ from 1e4 to 1e3, one 0.5 and 8 zeros: auto runs the holonomic method to its budget
+    # (~3 s) and answers otherwise (the formal series with the 0.5 deflated); the row's "why not" reads the
+    # holonomic outcome from auto's attempts instead of running it again, and the row is the same as with every
+    # route run again. (The goal grid's rank-deficient σ_max = 1e4 row, used here before, is now met by the
+    # formal series.)
     import contextlib
 
     from symcheck.hyp0f1 import holonomic
 
-    sig = hyp0f1_goal._shapes(16, 1e4)["rank-deficient"]
+    sig = np.r_[1e4 * np.geomspace(1, 0.1, 7), 0.5, np.zeros(8)]
     real, calls = holonomic.log_hyp0f1_holonomic, []
 
     def counting(*args, **kwargs):

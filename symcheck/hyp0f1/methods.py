@@ -338,14 +338,14 @@ def _formal_rows(flat: np.ndarray, k: int) -> np.ndarray:
 register(Method(
     name="formal",
     summary="the asymptotic expansion to any order: the formal solution of Muirhead's Pfaffian system at s = ∞ "
-            "(distinct non-zero σ, any number of zeros)",
+            "(non-zero σ 1 % apart, or equal: spread and extrapolated; any number of zeros)",
     evaluate=lambda flat, k: formal.log_hyp0f1_formal(flat, k),
     gradient=lambda flat, k: formal.log_hyp0f1_formal(flat, k, want_grad=True)[2:],
     rigorous=False,
     error_kind=("estimate (first omitted term × a measured safety factor, plus a rounding probe; inf outside "
                 "the asymptotic regime)"),
     domain=lambda flat, k, options=None: formal.formal_reason(flat, k),
-    auto=(AutoStep(45, _formal_rows, scope=f"distinct non-zero σ (relative gaps ≥ {formal.GAP_MIN:g}), 1 to "
+    auto=(AutoStep(45, _formal_rows, scope=f"non-zero σ {formal.GAP_MIN:g} apart (relative) or equal, 1 to "
                                            f"{formal.MAX_M} of them"),),
 ))
 
