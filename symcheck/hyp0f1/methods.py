@@ -338,7 +338,7 @@ def _formal_rows(flat: np.ndarray, k: int) -> np.ndarray:
 register(Method(
     name="formal",
     summary="the asymptotic expansion to any order: the formal solution of Muirhead's Pfaffian system at s = ∞ "
-            "(non-zero σ 1 % apart, or equal: spread and extrapolated; any number of zeros)",
+            "(non-zero σ 0.2 % apart, or equal: spread and extrapolated; any number of zeros)",
     evaluate=lambda flat, k: formal.log_hyp0f1_formal(flat, k),
     gradient=lambda flat, k: formal.log_hyp0f1_formal(flat, k, want_grad=True)[2:],
     rigorous=False,
