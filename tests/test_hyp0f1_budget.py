@@ -66,7 +66,7 @@ def test_k3_quadrature_matches_series_reference():
 def test_every_entry_has_reference_points(measured):
     for entry in BUDGET:
         assert measured[id(entry)]["n"] >= 3, _label(entry)
-    assert {e.method for e in BUDGET} == {"series", "exact", "holonomic", "asymptotic", "laplace", "auto"}
+    assert {e.method for e in BUDGET} == {"series", "exact", "holonomic", "formal", "asymptotic", "laplace", "auto"}
 
 
 @pytest.mark.parametrize("i", range(len(BUDGET)), ids=[_label(e) for e in BUDGET])

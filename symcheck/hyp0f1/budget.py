@@ -136,8 +136,12 @@ BUDGET: list[BudgetEntry] = [
     BudgetEntry("exact", "exact", Region((4, 12), (0.0, 10.0), ("rank one",)), 8e-15, "measured"),  # 7.71e-15
     BudgetEntry("exact", "exact", Region((4, 12), _LARGE, ("rank one",)), 8e-13, "measured"),  # 7.54e-13
     # holonomic: refuses equal/close σ ≤ 0.1 (clusters too near 0); k ≥ 9 costs seconds per value
-    BudgetEntry("holonomic", "holonomic", Region((1, 8), (0.0, 10.0)), 2e-10, "measured"),  # 1.41e-10
-    BudgetEntry("holonomic", "holonomic", Region((1, 8), _LARGE), 5e-11, "measured"),  # 5.00e-11 (k = 4 equal, 1e4)
+    BudgetEntry("holonomic", "holonomic", Region((1, 8), (0.0, 10.0)), 1e-12, "measured"),  # 6.88e-13 (k = 4 equal, 5)
+    BudgetEntry("holonomic", "holonomic", Region((1, 8), _LARGE), 3e-11, "measured"),  # 1.77e-11 (k = 7 rank one, 1e4)
+    # formal: its regime is large σ (below ~30 its terms turn early and the figure is inf); worst errors are
+    # rounding of log F ≈ 4e4 and 1e4, whose 4 ulps (2.9e-11, 7.3e-12) the budget may reach on another machine
+    BudgetEntry("formal", "formal", Region((2, 8), (100.0, _INF)), 2e-11, "measured"),  # 8.21e-12 (k = 4 equal, 1e4)
+    BudgetEntry("formal", "formal", Region((9, 12), (100.0, _INF)), 1e-11, "measured"),  # 1.85e-12 (k = 9 rank one, 1e4)
     # asymptotic: valid where every pair sum is large (rank one with k ≥ 3 is undefined)
     BudgetEntry("asymptotic (order 0)", "asymptotic", Region((2, 3), _LARGE, _SPREAD_EQUAL), 0.04, "measured",
                 {"order": 0}),  # 0.0315

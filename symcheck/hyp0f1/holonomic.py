@@ -61,8 +61,15 @@ the start's truncation and 64-ulp rounding); elsewhere ``SAFETY`` × (step-doubl
 independent references (closed forms, k = 3 quadrature, mpmath series), rounded up with a margin. The
 gradient's figure is always the general one.
 
-Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, :func:`_start`; s₀ = 1
-where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
+Rounding that every run shares. Near-equal σ (a relative gap g) make the couplings O(1/g) and O(1/g²) with
+small results, and the early steps' rounding then grows along the ray (~g⁻³ at k = 4) in the fine and the
+coarse run alike: at gaps of 0.1–0.6 % the true error was up to 5 times the figure built from them. Rays with
+a gap below ``NOISE_GAP`` (and every ray at k = m ≥ 4, where a solution vanishing at s = 0 amplifies
+rounding, :func:`_start`) run a third time with each coupling term's rounding imitated at ``NOISE``
+(:func:`_coupling`), and the response scaled back to u, times ``SAFETY_NOISE``, joins both figures.
+
+Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, 12–16 for near-equal σ at m ≤ 6,
+:func:`_start`; s₀ = 1 where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
 derivatives (Koev & Edelman 2006 branching, one variable at a time, each level carrying a
 "differentiated or not" flag per variable). By (2) the part of G_S of total degree n in y is
 bounded by ŝⁿ/n! (|Tᵢᵢ| ≤ 1), so truncating at partition size M leaves at most
@@ -155,15 +162,34 @@ REL_SPREAD = 0.02
 MIN_SPREAD = 0.005
 #: A ray's global error is checked against a second run at COARSE times its tolerance (:func:`_checked_ray`).
 COARSE = 16.0
-#: At k = m ≥ 4 a ray's value carries rounding noise that the fine and coarse runs can share by chance: the
-#: value moves by 1–3 standard deviations when anything changes by an ulp (the start, a σ), with standard
-#: deviations 1.5e-11 (k = m = 8, σ_max = 30), 1.0e-11 and 5.3e-10 (k = m = 9, σ_max = 10, 30), 1.4e-10 and
-#: 2.5e-8 (k = m = 10, σ_max = 10, 30), but 3e-14 at k = 12, m = 10 (σ = σ_max·geomspace(1, 0.1, m),
-#: 6–8 samples each, measured 2026-11-27), while |v − v_c| came out up to 5 times smaller than that deviation.
-#: So there a third run repeats the fine one from the initial state perturbed by this relative amount (seeded
-#: signs, :func:`_signs`), and |v − v_p| joins the general figure: a second sample of the noise. (The ray
-#: of k = m = 10, σ_max = 10 gave 6.8e-11 on one machine and 3.0e-9 on another, values 7.8e-11 apart.)
-PROBE_PERTURB = float(np.finfo(float).eps)
+#: Rounding that the fine and coarse runs share. At k = m ≥ 4 a ray's value carries rounding noise that the two
+#: runs can share by chance: the value moves by 1–3 standard deviations when anything changes by an ulp (the
+#: start, a σ), with standard deviations 1.5e-11 (k = m = 8, σ_max = 30), 1.0e-11 and 5.3e-10 (k = m = 9,
+#: σ_max = 10, 30), 1.4e-10 and 2.5e-8 (k = m = 10, σ_max = 10, 30), but 3e-14 at k = 12, m = 10
+#: (σ = σ_max·geomspace(1, 0.1, m), 6–8 samples each, measured 2026-11-27), while |v − v_c| came out up to 5
+#: times smaller than that deviation. Near-equal σ amplify the rounding of every early step (the coupling is
+#: O(1/(s·gap)) there) by the same mechanism at any k: at k = 4, σ = μ(1 − g)^i, a relative disturbance δ of
+#: the start moved log F by ~A·δ with A ≈ 7, 170, 3600, 2.7e4, 4e5 at g = 0.1, 0.03, 0.01, 0.005, 0.002 (any μ;
+#: ~4 times less at k = 6), and the true error reached 1e-7 at g = 0.1–0.2 % against a figure of a fifth of it
+#: (measured 2026-11-27). So for those rays (:func:`_rounding_probed`) a third run repeats the fine one with
+#: every accepted state disturbed by NOISE relative to its largest entry (seeded signs, :func:`_noise_sign`):
+#: rounding made ~NOISE/u times larger, and its response |v − v_p| scaled back by u/NOISE, times
+#: `SAFETY_NOISE`, joins the figures of the value and the gradient.
+NOISE = 1e-12
+#: Rays whose smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ is below this get the rounding probe at any k (above it the
+#: amplification at k = 4 stayed below ~40, rounding below ~1e-14).
+NOISE_GAP = 0.05
+#: Start ŝ of rays with near-equal σ (:func:`_near_equal`), by m (the others start at 8, :func:`_start`): the
+#: amplification of rounding falls like ŝ^-3.3 (k = m = 4, gaps 0.14–0.6 %: ×10 from ŝ = 8 to 16, the true error
+#: with it; steps 2–6 times fewer), while the initial series' tables grow (m = 5: 3.8e6 strip pairs at ŝ = 16,
+#: 0.5 s; m = 6: 1.9e6 at ŝ = 12; m = 8: 1.9e7 at ŝ = 16, 4.6 s, too many; measured 2026-11-27).
+NEAR_EQUAL_START = {2: 16.0, 3: 16.0, 4: 16.0, 5: 16.0, 6: 12.0}
+#: Safety factor of the rounding probe: the largest ratio true error / (u/NOISE)·|v − v_p| of single rays where
+#: that term dominates (true error > 2e-12), measured 2026-11-27 at rtol 1e-13 and 1e-14 on σ = μ(1 − g)^i,
+#: jittered bands and random spectra (gaps 0.1–30 %, μ = 2–500): k = 4 against the closed form 0.44 (from
+#: ŝ = 16; 1.46 from ŝ = 8, which rays at m ≥ 7 keep), k = 3 0.15; against the formal series (its figure
+#: < 1e-11) k = 6, m = 4 0.05 and k = m = 6 1.12 (gaps 0.4 %, 25 000–175 000 steps, errors 1e-6–2e-5). Margin 6.8.
+SAFETY_NOISE = 10.0
 #: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_one`).
 SECOND_SPREAD = 0.6
 #: Safety factor of the general error estimate (value and gradient; clusters' Richardson terms; every
@@ -273,7 +299,12 @@ def _walsh(v):
 
 @njit(cache=True)
 def _coefficients(sig, b):
-    """aᵢ, βᵢⱼ, γᵢₗ of the module docstring for σ of shape (m,)."""
+    """aᵢ, βᵢⱼ, γᵢₗ of the module docstring for σ of shape (m,).
+
+    σᵢ² − σⱼ² is formed as (σᵢ − σⱼ)(σᵢ + σⱼ): the difference of the rounded squares has a relative error
+    ~u/(2g) at a relative gap g, a fixed perturbation of the system that every run of a ray shares, so no
+    rerun sees it (measured at k = 4, gaps 0.2–1 %: errors against the closed form 1.5–20 times smaller).
+    """
     m = sig.shape[0]
     a = np.empty(m, dtype=sig.dtype)
     beta = np.zeros((m, m), dtype=sig.dtype)
@@ -282,7 +313,7 @@ def _coefficients(sig, b):
         acc = 2.0 * b + 0.0 * sig[i]
         for j in range(m):
             if j != i:
-                d = sig[i] * sig[i] - sig[j] * sig[j]
+                d = (sig[i] - sig[j]) * (sig[i] + sig[j])  # σᵢ² − σⱼ² to 2 ulps at any gap (σᵢ − σⱼ is exact)
                 acc += sig[j] * sig[j] / d
                 beta[i, j] = sig[j] / d
                 gamma[i, j] = 2.0 * sig[i] / (d * d)
@@ -319,9 +350,10 @@ def _popcount(S):
 
 
 class _Pfaffian:
-    """Per-σ data of the coupling (coefficients, subset levels and work arrays)."""
+    """Per-σ data of the coupling (coefficients, subset levels, work arrays, and the imitated rounding's
+    size and call count, :func:`_coupling`)."""
 
-    def __init__(self, sig, b):
+    def __init__(self, sig, b, noise=0.0):
         m = sig.shape[0]
         n = 1 << m
         a, beta, gamma = _coefficients(sig, b)
@@ -330,7 +362,7 @@ class _Pfaffian:
         dt = sig.dtype
         self.args = (sig, a, np.ascontiguousarray(beta.T), np.ascontiguousarray(gamma.T), _gamma_sums(gamma, n),
                      masks, start, pos, np.empty(n, dt), np.empty((n, m), dt), np.empty((widest, m), dt),
-                     np.empty((widest, m), dt))
+                     np.empty((widest, m), dt), np.array([noise, 0.0]))
 
 
 @njit(cache=True)
@@ -349,11 +381,26 @@ def _gamma_sums(gamma, n):
 
 
 @njit(cache=True)
-def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, G, Q, X, P):
+def _noise_sign(e, call):
+    """A deterministic pseudo-random sign for entry e of evaluation ``call`` (a multiplicative hash, the
+    same on every machine, compiled or not)."""
+    h = ((e + 1) * 2654435761 + (call + 1) * 2246822519) % 4294967296
+    return 1.0 if (h >> 15) & 1 else -1.0
+
+
+@njit(cache=True)
+def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, G, Q, X, P, noise):
     """out = N(s)·Y in the Walsh basis (everything of dY/ds except the diagonal L·Y).
 
     The recursion runs over subset sizes; at each size the sums over j of βᵢⱼ·X(S')ⱼ and of
     γᵢₗσₗG_{S∖l} are matrix products (BLAS). G, Q, X, P are work arrays.
+
+    With noise[0] = δ > 0 (the rounding probe of :func:`_checked_ray`), each Q(i, S) is moved by δ times the sum
+    of the absolute values of the terms it adds up, each factor G counted with max|G| added (the Walsh transform
+    leaves every G_S an absolute rounding error of that size) (seeded signs, :func:`_noise_sign`; noise[1] is the number of
+    accepted steps, set by :func:`_integrate`; the signs stay the same within a step, so the step control sees a smooth system): its
+    rounding imitated at δ/u times its size. Near-equal σ make those terms large (βᵢⱼ ~ 1/gap,
+    γᵢₗ ~ 1/gap²) and the result small, which is where the rounding that every run shares comes from.
     """
     n = Y.shape[0]
     m = sig.shape[0]
@@ -363,6 +410,20 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
     _walsh(G)  # the transform is its own inverse up to 1/n
     inv_s = 1.0 / s
     inv_s2 = inv_s * inv_s
+    delta = noise[0]
+    call = int(noise[1])
+    abs_betaT = np.abs(betaT) if delta > 0.0 else betaT
+    abs_gammaT = np.abs(gammaT) if delta > 0.0 else gammaT
+    gmax = 0.0 * G[0]  # G from the Walsh state carries absolute rounding ~u·max|G| in every entry
+    bsum = np.zeros(m, dtype=G.dtype)
+    gsig = np.zeros(m, dtype=G.dtype)
+    if delta > 0.0:
+        for S in range(n):
+            gmax = max(gmax, abs(G[S]))
+        for i in range(m):
+            for j in range(m):
+                bsum[i] += abs_betaT[j, i]
+                gsig[i] += abs_gammaT[j, i] * sig[j]
     out[0] = -shift * inv_s * G[0]
     for lev in range(1, m + 1):
         p0, p1 = start[lev - 1], start[lev]
@@ -371,12 +432,14 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
             for j in range(m):
                 X[r, j] = Q[Sp, j] if (Sp >> j) & 1 else G[Sp | (1 << j)]
         XB = np.dot(X[: p1 - p0], betaT)
+        XBa = np.dot(np.abs(X[: p1 - p0]), abs_betaT) if delta > 0.0 else XB
         c1 = start[lev + 1]
         for r in range(c1 - p1):  # σₗ G_{S∖l} for l ∈ S
             S = masks[p1 + r]
             for l in range(m):
                 P[r, l] = sig[l] * G[S ^ (1 << l)] if (S >> l) & 1 else 0.0 * G[0]
         ZG = np.dot(P[: c1 - p1], gammaT)
+        ZGa = np.dot(np.abs(P[: c1 - p1]), abs_gammaT) if delta > 0.0 else ZG
         for r in range(c1 - p1):
             S = masks[p1 + r]
             gs = G[S]
@@ -386,6 +449,10 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
                     Sp = S ^ (1 << i)
                     gp = G[Sp]
                     q = (-a[i] * gs + XB[pos[Sp], i]) * inv_s + (sig[i] * gp * gsum[S, i] - ZG[r, i]) * inv_s2
+                    if delta > 0.0:
+                        size = ((abs(a[i]) * (abs(gs) + gmax) + XBa[pos[Sp], i] + gmax * bsum[i]) * inv_s
+                                + (sig[i] * abs(gsum[S, i]) * (abs(gp) + gmax) + ZGa[r, i] + gmax * gsig[i]) * inv_s2)
+                        q += delta * size * _noise_sign(S * m + i, call)
                     Q[S, i] = gp + q
                     acc += sig[i] * q
             out[S] = acc + (lev - shift) * inv_s * gs
@@ -596,6 +663,7 @@ def _integrate(Y, s0, lam, L, sig2, pf, shift, tol, max_steps, lawson, tab):
         last = t + h >= 1.0
         if last:
             h = 1.0 - t
+        pf[-1][1] = accepted  # the step number of the rounding probe's signs (:func:`_coupling`)
         if lawson:
             err, norm = _lawson_step(Y, t, h, sig2, tab, pf, shift, K, U, fac, out, d5, d3)
         else:
@@ -748,15 +816,23 @@ def _initial_degree(m: int, s_hat: float, tol: float = INIT_TOL) -> int:
         M += 1
 
 
-@functools.lru_cache(maxsize=8)
-def _tables(m: int, degree: int, b: float):
-    """Partitions (≤ m parts, size ≤ degree), their strip pairs and series weights d_κ (cached)."""
+@functools.lru_cache(maxsize=4)
+def _strip_pairs(m: int, degree: int):
+    """Partitions (≤ m parts, size ≤ degree) and their strip pairs (cached; they do not depend on k)."""
     parts = series._enumerate_partitions(m, degree)
-    return _series_weights(parts, b), _pairs(parts, m)
+    return parts, _pairs(parts, m)
 
 
-def _start(m: int) -> float:
-    """ŝ = s₀Σ|σ|: as far along the ray as the series with 2^m derivatives stays cheap.
+@functools.lru_cache(maxsize=16)
+def _tables(m: int, degree: int, b: float):
+    """Series weights d_κ and strip pairs of the partitions with ≤ m parts and size ≤ degree (cached)."""
+    parts, pairs = _strip_pairs(m, degree)
+    return _series_weights(parts, b), pairs
+
+
+def _start(sig: np.ndarray) -> float:
+    """ŝ = s₀Σ|σ|: as far along the ray as the series with 2^m derivatives stays cheap; further
+    (:data:`NEAR_EQUAL_START`) where two σ are closer than NOISE_GAP (:func:`_near_equal`).
 
     For m = 9, 10 a start at ŝ = 3 amplified rounding: σ = 10·geomspace(1, 0.1, m) changed by 1e-15
     relative moved log F by 1.7e-9 (m = 9) and ~1e-6 (m = 10), against 5e-12 and 2e-11 from ŝ = 8, which
@@ -775,12 +851,20 @@ def _start(m: int) -> float:
     of _checked_ray took 5–25 % less time from ŝ = 8 than from ŝ = 5 at m = 7, 8, k = m, m + 2, 2m,
     σ_max = 10, 30, 100 (measured 2026-11-26, the tables cached).
     """
+    m = sig.shape[0]
+    if _near_equal(sig) and m in NEAR_EQUAL_START:
+        return NEAR_EQUAL_START[m]
     return 8.0 if m <= 10 else 1.5
 
 
-def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, perturb: float = 0.0):
+def _near_equal(sig: np.ndarray) -> bool:
+    """Whether two σ (sorted decreasingly) are closer than NOISE_GAP relative."""
+    return bool(np.any(sig[1:] > (1.0 - NOISE_GAP) * sig[:-1]))
+
+
+def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0):
     """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly); with
-    ``perturb``, from the initial state times 1 ± perturb (seeded signs, :func:`_signs`).
+    ``noise``, every coupling evaluation's rounding is imitated at that relative size (:func:`_coupling`).
 
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
     rejected, what ``max_steps`` limits). The gradient is
@@ -789,15 +873,13 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, perturb: float = 0
     """
     m = sig.shape[0]
     b = 0.5 * k
-    s_hat = _start(m)
+    s_hat = _start(sig)
     s0 = s_hat / float(np.sum(sig))
     if _series_alone(sig):
         s_hat, s0 = float(np.sum(sig)), 1.0
     dk, pairs = _tables(m, _initial_degree(m, s_hat), b)
     G = np.empty(1 << m)
     _initial_state(0.5 * s0 * sig, dk, *pairs, G)
-    if perturb:
-        G *= 1.0 + perturb * _signs(G.shape[0])
     if s0 == 1.0:
         value = math.log(G[0])
         singles = G[1 << np.arange(m)]
@@ -805,7 +887,7 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, perturb: float = 0
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
-    pf = _Pfaffian(sig, b).args
+    pf = _Pfaffian(sig, b, noise).args
     logscale, err, steps, rejected = _integrate(G, s0, float(np.sum(sig)), -2.0 * (flips @ sig), 2.0 * sig, pf,
                                                 shift, tol, max_steps, _lawson_suits(sig, k), _TABLEAU)
     if not np.isfinite(err):
@@ -815,12 +897,6 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, perturb: float = 0
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
     return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, grad, steps + rejected
-
-
-@functools.lru_cache(maxsize=16)
-def _signs(n: int) -> np.ndarray:
-    """n fixed pseudo-random signs ±1 (seeded: the same on every machine and call)."""
-    return np.random.default_rng(n).choice(np.array([-1.0, 1.0]), size=n)
 
 
 def _lawson_suits(sig: np.ndarray, k: int) -> bool:
@@ -911,7 +987,7 @@ def _richardson_weights(n: int) -> np.ndarray:
 
 def _series_alone(sig: np.ndarray) -> bool:
     """Whether the initial series reaches s = 1 by itself (s₀ = ŝ/Σσ ≥ 1): a ray then integrates nothing."""
-    return _start(sig.shape[0]) / float(np.sum(sig)) >= 1.0
+    return _start(sig) / float(np.sum(sig)) >= 1.0
 
 
 def _needs_spreading(sig: np.ndarray) -> bool:
@@ -944,44 +1020,46 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
 
-    At k = m ≥ 4 (:func:`_rounding_probed`) a third run repeats the finer one from an initial state perturbed
-    by :data:`PROBE_PERTURB` and may try what the other two left; SAFETY × |v − v_p| joins the general
-    figures of the value and the gradient (a second sample of the rounding noise those rays carry).
+    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), a third run repeats the finer one with every
+    accepted state disturbed by :data:`NOISE` and may try what the other two left; SAFETY_NOISE·(u/NOISE)·|v − v_p|
+    joins the figures of the value and the gradient (the shared rounding, made larger and scaled back).
     """
-    tols, perturbs = [tol, COARSE * tol], [0.0, 0.0]
+    tols, noises = [tol, COARSE * tol], [0.0, 0.0]
     if _rounding_probed(sig, k):
         tols.append(tol)
-        perturbs.append(PROBE_PERTURB)
+        noises.append(NOISE)
     if concurrent and _threads(2) > 1 and not _series_alone(sig):
-        runs = _concurrently([(_ray, (sig, k, t, budget, p)) for t, p in zip(tols, perturbs)])
+        runs = _concurrently([(_ray, (sig, k, t, budget, p)) for t, p in zip(tols, noises)])
         _settle(runs, budget, least=4)
     else:
         runs = [_ray(sig, k, tol, budget)]
         if runs[0][2] > 0:
-            for t, p in zip(tols[1:], perturbs[1:]):
+            for t, p in zip(tols[1:], noises[1:]):
                 runs.append(_ray(sig, k, t, budget - sum(r[2] for r in runs), p))
     v, e, used, g, tried = runs[0]
     if used == 0:  # the initial series reached s = 1: nothing was integrated
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g))), 0
     vc, gc = runs[1][0], runs[1][3]
-    noise = max((abs(v - r[0]) for r in runs[2:]), default=0.0)
-    gnoise = max((float(np.max(np.abs(g - r[3]))) for r in runs[2:]), default=0.0)
-    gerr = SAFETY * (float(np.max(np.abs(g - gc))) + gnoise + 2.0 * e * (1.0 + np.max(np.abs(g))))
+    to_rounding = SAFETY_NOISE * np.finfo(float).eps / NOISE  # the probe's response scaled to rounding
+    noise = to_rounding * max((abs(v - r[0]) for r in runs[2:]), default=0.0)
+    gnoise = to_rounding * max((float(np.max(np.abs(g - r[3]))) for r in runs[2:]), default=0.0)
+    gerr = SAFETY * (float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g)))) + gnoise
     if _tight_regime(sig, k, tol, used):
         fixed = INIT_TOL + ROUNDING * (1.0 + abs(v))
         err_sum = e - fixed
         scaled = max(abs(v - vc) / (COARSE - 1.0), err_sum / DOUBLING_FLOOR)
-        err = SAFETY_TIGHT * (scaled + used * np.finfo(float).eps + fixed)
+        err = SAFETY_TIGHT * (scaled + used * np.finfo(float).eps + fixed) + noise
     else:
-        err = SAFETY * (e + abs(v - vc) + noise)
+        err = SAFETY * (e + abs(v - vc)) + noise
     before = np.cumsum([0] + [r[2] for r in runs[:-1]])
     least = max(int(b) + r[4] for b, r in zip(before, runs))
     return v, err, sum(r[2] for r in runs), g, gerr, least
 
 
 def _rounding_probed(sig: np.ndarray, k: int) -> bool:
-    """Whether a ray gets the third, perturbed run of :func:`_checked_ray`: k = m ≥ 4 (:data:`PROBE_PERTURB`)."""
-    return sig.shape[0] == k and k >= 4
+    """Whether a ray gets the third, disturbed run of :func:`_checked_ray` (:data:`NOISE`): k = m ≥ 4, or two
+    σ (sorted decreasingly) closer than NOISE_GAP relative."""
+    return (sig.shape[0] == k and k >= 4) or _near_equal(sig)
 
 
 def _threads(tasks: int) -> int:
