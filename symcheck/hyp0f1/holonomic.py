@@ -172,9 +172,9 @@ COARSE = 16.0
 #: the start moved log F by ~A·δ with A ≈ 7, 170, 3600, 2.7e4, 4e5 at g = 0.1, 0.03, 0.01, 0.005, 0.002 (any μ;
 #: ~4 times less at k = 6), and the true error reached 1e-7 at g = 0.1–0.2 % against a figure of a fifth of it
 #: (measured 2026-11-27). So for those rays (:func:`_rounding_probed`) a third run repeats the fine one with
-#: every accepted state disturbed by NOISE relative to its largest entry (seeded signs, :func:`_noise_sign`):
-#: rounding made ~NOISE/u times larger, and its response |v − v_p| scaled back by u/NOISE, times
-#: `SAFETY_NOISE`, joins the figures of the value and the gradient.
+#: each coupling term's rounding imitated at NOISE relative (:func:`_coupling`): rounding made ~NOISE/u times
+#: larger, and its response |v − v_p| scaled back by u/NOISE, times `SAFETY_NOISE`, joins the figures of the
+#: value and the gradient.
 NOISE = 1e-12
 #: Rays whose smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ is below this get the rounding probe at any k (above it the
 #: amplification at k = 4 stayed below ~40, rounding below ~1e-14).
@@ -350,8 +350,8 @@ def _popcount(S):
 
 
 class _Pfaffian:
-    """Per-σ data of the coupling (coefficients, subset levels, work arrays, and the imitated rounding's
-    size and call count, :func:`_coupling`)."""
+    """Per-σ data of the coupling: coefficients, subset levels, work arrays, the absolute sums the rounding probe
+    needs, and its size δ and step number (:func:`_coupling`)."""
 
     def __init__(self, sig, b, noise=0.0):
         m = sig.shape[0]
@@ -360,9 +360,11 @@ class _Pfaffian:
         masks, start, pos = _set_levels(m)
         widest = int(np.max(np.diff(start)))
         dt = sig.dtype
+        abs_beta, abs_gamma = np.abs(beta), np.abs(gamma)
         self.args = (sig, a, np.ascontiguousarray(beta.T), np.ascontiguousarray(gamma.T), _gamma_sums(gamma, n),
                      masks, start, pos, np.empty(n, dt), np.empty((n, m), dt), np.empty((widest, m), dt),
-                     np.empty((widest, m), dt), np.array([noise, 0.0]))
+                     np.empty((widest, m), dt), np.ascontiguousarray(abs_beta.T), np.ascontiguousarray(abs_gamma.T),
+                     abs_beta.sum(axis=1), abs_gamma @ sig, np.array([noise, 0.0]))
 
 
 @njit(cache=True)
@@ -381,15 +383,16 @@ def _gamma_sums(gamma, n):
 
 
 @njit(cache=True)
-def _noise_sign(e, call):
-    """A deterministic pseudo-random sign for entry e of evaluation ``call`` (a multiplicative hash, the
-    same on every machine, compiled or not)."""
-    h = ((e + 1) * 2654435761 + (call + 1) * 2246822519) % 4294967296
+def _noise_sign(e, step):
+    """A deterministic pseudo-random sign for entry e at step ``step`` (a multiplicative hash, the same on every
+    machine, compiled or not)."""
+    h = ((e + 1) * 2654435761 + (step + 1) * 2246822519) % 4294967296
     return 1.0 if (h >> 15) & 1 else -1.0
 
 
 @njit(cache=True)
-def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, G, Q, X, P, noise):
+def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, G, Q, X, P, abs_betaT, abs_gammaT,
+              bsum, gsig, noise):
     """out = N(s)·Y in the Walsh basis (everything of dY/ds except the diagonal L·Y).
 
     The recursion runs over subset sizes; at each size the sums over j of βᵢⱼ·X(S')ⱼ and of
@@ -397,10 +400,11 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
 
     With noise[0] = δ > 0 (the rounding probe of :func:`_checked_ray`), each Q(i, S) is moved by δ times the sum
     of the absolute values of the terms it adds up, each factor G counted with max|G| added (the Walsh transform
-    leaves every G_S an absolute rounding error of that size) (seeded signs, :func:`_noise_sign`; noise[1] is the number of
-    accepted steps, set by :func:`_integrate`; the signs stay the same within a step, so the step control sees a smooth system): its
-    rounding imitated at δ/u times its size. Near-equal σ make those terms large (βᵢⱼ ~ 1/gap,
-    γᵢₗ ~ 1/gap²) and the result small, which is where the rounding that every run shares comes from.
+    leaves every G_S an absolute rounding error of that size; bsum = Σⱼ|βᵢⱼ|, gsig = Σₗ|γᵢₗ|σₗ): its rounding
+    imitated at δ/u times its size. The signs are seeded (:func:`_noise_sign`) by the step number noise[1], set
+    by :func:`_integrate`, so they stay the same within a step and the step control sees a smooth system.
+    Near-equal σ make those terms large (βᵢⱼ ~ 1/gap, γᵢₗ ~ 1/gap²) and the result small, which is where the
+    rounding that every run shares comes from.
     """
     n = Y.shape[0]
     m = sig.shape[0]
@@ -411,19 +415,11 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
     inv_s = 1.0 / s
     inv_s2 = inv_s * inv_s
     delta = noise[0]
-    call = int(noise[1])
-    abs_betaT = np.abs(betaT) if delta > 0.0 else betaT
-    abs_gammaT = np.abs(gammaT) if delta > 0.0 else gammaT
+    step = int(noise[1])
     gmax = 0.0 * G[0]  # G from the Walsh state carries absolute rounding ~u·max|G| in every entry
-    bsum = np.zeros(m, dtype=G.dtype)
-    gsig = np.zeros(m, dtype=G.dtype)
     if delta > 0.0:
         for S in range(n):
             gmax = max(gmax, abs(G[S]))
-        for i in range(m):
-            for j in range(m):
-                bsum[i] += abs_betaT[j, i]
-                gsig[i] += abs_gammaT[j, i] * sig[j]
     out[0] = -shift * inv_s * G[0]
     for lev in range(1, m + 1):
         p0, p1 = start[lev - 1], start[lev]
@@ -452,7 +448,7 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
                     if delta > 0.0:
                         size = ((abs(a[i]) * (abs(gs) + gmax) + XBa[pos[Sp], i] + gmax * bsum[i]) * inv_s
                                 + (sig[i] * abs(gsum[S, i]) * (abs(gp) + gmax) + ZGa[r, i] + gmax * gsig[i]) * inv_s2)
-                        q += delta * size * _noise_sign(S * m + i, call)
+                        q += delta * size * _noise_sign(S * m + i, step)
                     Q[S, i] = gp + q
                     acc += sig[i] * q
             out[S] = acc + (lev - shift) * inv_s * gs
@@ -1020,9 +1016,10 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
 
-    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), a third run repeats the finer one with every
-    accepted state disturbed by :data:`NOISE` and may try what the other two left; SAFETY_NOISE·(u/NOISE)·|v − v_p|
-    joins the figures of the value and the gradient (the shared rounding, made larger and scaled back).
+    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), a third run repeats the finer one with each
+    coupling term's rounding imitated at :data:`NOISE` (:func:`_coupling`) and may try what the other two left;
+    SAFETY_NOISE·(u/NOISE)·|v − v_p| joins the figures of the value and the gradient (the shared rounding, made
+    larger and scaled back).
     """
     tols, noises = [tol, COARSE * tol], [0.0, 0.0]
     if _rounding_probed(sig, k):
