@@ -349,6 +349,38 @@ def test_planted_holonomic_without_rounding_probe_fails(monkeypatch):
     assert _violations(_k56_near_equal_refs(), "holonomic")  # measured: 2 of 5 (k = 6), up to 1.6 times
 
 
+@functools.lru_cache(maxsize=1)
+def _two_cluster_refs() -> tuple:
+    """Two clusters of exactly equal σ at k = 3, 4 (every split, ratios 1/3 and 0.8, σ_max = 10, 30), exact by the
+    closed forms (its own error estimate subtracted). The holonomic method spreads each cluster and extrapolates
+    twice (holonomic._one)."""
+    refs = []
+    for k, p in ((3, 2), (3, 1), (4, 2), (4, 3), (4, 1)):
+        for s in (10.0, 30.0):
+            for ratio in (1 / 3, 0.8):
+                sig = np.array([s] * p + [s * ratio] * (k - p))
+                v, e = closed_form.exact_value(sig[None], k)
+                refs.append((sig, k, float(v[0]), f"k = {k}, clusters of {p} and {k - p}, ratio {ratio:.2f}", float(e[0])))
+    return tuple(refs)
+
+
+def test_holonomic_figures_hold_on_two_clusters():
+    """The figure of the first extrapolation plus SAFETY times its difference from the second holds (worst true
+    error / figure 2e-4 here when measured)."""
+    assert not _violations(_two_cluster_refs(), "holonomic")
+
+
+def test_a_wrong_extrapolation_is_caught_by_the_second_one(monkeypatch):
+    """Planted: 'extrapolation' that returns its first node (weights (1, 0, …), so the Richardson change is 0 and
+    the figure is the rays' alone). The two extrapolations then differ by ~0.64 of the error, and SAFETY times
+    that difference still covers it (measured worst true / figure 0.156 = 1/(10·0.64)); with the second spread
+    equal to the first (SECOND_SPREAD = 1) nothing catches it and every row comes back false."""
+    monkeypatch.setattr(holonomic, "_richardson_weights", lambda n: np.eye(n)[0])
+    assert not _violations(_two_cluster_refs(), "holonomic")
+    monkeypatch.setattr(holonomic, "SECOND_SPREAD", 1.0)
+    assert len(_violations(_two_cluster_refs(), "holonomic")) == len(_two_cluster_refs())
+
+
 # ----------------------------------------------------------------------------- the holonomic ray's tight figure
 
 #: Tolerances of the tight figure's regime (holonomic.TIGHT_RTOL and below): at the loosest the ratio

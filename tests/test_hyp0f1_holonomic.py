@@ -396,3 +396,16 @@ def test_the_rounding_probe_measures_a_linear_response():
     once = holonomic._ray(sig, 4, 1e-13, 50_000, holonomic.NOISE)[0]
     twice = holonomic._ray(sig, 4, 1e-13, 50_000, 2 * holonomic.NOISE)[0]
     assert abs(twice - plain) / abs(once - plain) == pytest.approx(2.0, rel=0.25)
+
+
+def test_a_probe_beyond_its_linear_range_gives_an_infinite_figure(monkeypatch):
+    """Read as linear only while its raw response stays below holonomic.PROBE_LINEAR: with the imitated rounding
+    made 1e4 times larger (NOISE = 1e-8) the probe of σ = 40(1 − 0.0015)^i at k = 4 moves log F by ~3 (measured:
+    the response per unit NOISE already 25 % below its value at 1e-12), and both figures are then inf, not a
+    number read off a saturated response. At the shipped NOISE the same row has finite figures."""
+    sig = 40.0 * (1 - 0.0015) ** np.arange(4)
+    _, err, _, _, gerr, _ = holonomic._checked_ray(sig, 4, 1e-13, 10**6, concurrent=False)
+    assert np.isfinite(err) and np.isfinite(gerr)
+    monkeypatch.setattr(holonomic, "NOISE", 1e-8)
+    _, err, _, _, gerr, _ = holonomic._checked_ray(sig, 4, 1e-13, 10**6, concurrent=False)
+    assert err == np.inf and gerr == np.inf
