@@ -1278,7 +1278,7 @@ def log_hyp0f1_holonomic(flat: np.ndarray, k: int, rtol: float = 1e-13, max_step
         + 64-ulp rounding), or, where :func:`_tight_regime` holds, SAFETY_TIGHT × (that difference
         / (COARSE − 1), at least the step-doubling sum / DOUBLING_FLOOR, + steps·u + truncation bound
         + 64-ulp rounding); for clusters SAFETY × the Richardson changes plus the rays' figures times
-        the sum of |extrapolation weights|; plus σᵢ²/2 for every dropped tiny σᵢ (module docstring).
+        the sum of |extrapolation weights|, plus SAFETY × the difference from a second extrapolation; plus σᵢ²/2 for every dropped tiny σᵢ (module docstring).
         The safety factors were measured on independent references (:data:`SAFETY`,
         :data:`SAFETY_TIGHT`).
 
