@@ -235,6 +235,34 @@ def test_planted_asymptotic_without_safety_factor_fails(monkeypatch):
     assert _violations(refs, "asymptotic")
 
 
+@functools.lru_cache(maxsize=1)
+def _formal_spread_refs() -> tuple:
+    """Spread spectra at k = 6–12, σ_max = 300 and 1000, by the formal series (a recursion of the holonomic system
+    at s = ∞, no Wick contraction; its figure, ≤ 2e-10 here, subtracted): the asymptotic expansion's order-3 figure
+    (T₄ extrapolated from the terms' ratios) is tested beyond equal spectra."""
+    refs = []
+    for k in (6, 8, 10, 12):
+        for s in (300.0, 1000.0):
+            sig = s * np.geomspace(1.0, 0.3, k)
+            v, e = log_hyp0f1(sig, k, method="formal", return_error=True)
+            refs.append((sig, k, float(v), f"k = {k} spread", float(e)))
+    return tuple(refs)
+
+
+def test_asymptotic_order3_figure_holds_on_spread_spectra():
+    assert not _violations(_formal_spread_refs(), "asymptotic")
+
+
+def test_planted_asymptotic_order3_extrapolated_too_far_fails(monkeypatch):
+    """T₄ estimated one ratio too far (|T₃|³/|T₂|², the size of T₅): the order-3 figures fall below the true
+    error (measured true / (|T₃|²/|T₂|) = 1.22–1.62; the figure is 4 times that)."""
+    refs = _equal_refs((4, 8, 20), (30.0, 100.0, 300.0, 1e3)) + list(_formal_spread_refs())
+    assert not _violations(refs, "asymptotic")
+    monkeypatch.setattr(asymptotic, "_next_term",
+                        lambda t: np.abs(t[:, 2]) ** 3 / np.maximum(np.abs(t[:, 1]), 1e-300) ** 2)
+    assert _violations(refs, "asymptotic")
+
+
 def test_planted_asymptotic_outside_its_regime_fails(monkeypatch):
     """Without the regime test (inf outside), k = 20 at σ = 1–3 returns a finite, false figure."""
     refs = _equal_refs((20, 32), (1.0, 3.0))
