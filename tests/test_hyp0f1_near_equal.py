@@ -200,3 +200,32 @@ def test_auto_takes_it_for_nearly_equal_rows(k, s):
     assert err <= methods.AUTO_RTOL * max(1.0, abs(float(value)))
     g, gerr = grad_log_hyp0f1(sig, k, method="near-equal", return_error=True)
     assert np.all(np.isfinite(g)) and gerr <= 1e-4 * s
+
+
+
+def _small_sigma_answer(k, s):
+    """auto at σ = s(1 − 3e-4)^i: (figure / |log ₀F₁|, method), after checking the figure holds against the
+    mpmath reference (k = 4: the SO(4) series; else Muirhead's monomial recursion)."""
+    sig = s * (1 - 3e-4) ** np.arange(k)
+    with mpmath.workdps(40):
+        exact = float(so4_series_mp(sig) if k == 4 else mpmath.log(hyp0f1_reference(sig, k)))
+    value, err, info = log_hyp0f1(sig, k, return_error=True, return_info=True)
+    assert abs(float(value) - exact) <= err
+    return float(err) / abs(exact), str(info.method)
+
+
+@pytest.mark.parametrize("k,s", [(4, 0.0108), (4, 0.3), (6, 0.05)])
+def test_auto_leaves_small_sigma_to_the_series(k, s):
+    """Where the series needs a low degree (≤ methods.NEAR_EQUAL_SERIES_DEGREE), auto answers from it, not from
+    the band: the band is absolute (‖d‖₁²/4 plus the closed form's rounding), the series bounds the error
+    relative to ₀F₁, which matters where log ₀F₁ is small: its figure is within 1e-8 of |log ₀F₁| here."""
+    relative, method = _small_sigma_answer(k, s)
+    assert method == "series" and relative <= 1e-8
+
+
+def test_planted_band_at_small_sigma_is_poor_relative_to_log_f(monkeypatch):
+    """With the series never preferred, auto answers k = 4, σ ≈ 0.0108 from the band: 4.2e-11 against
+    log ₀F₁ = 5.8e-5, 7e-7 relative (measured 2026-11-27)."""
+    monkeypatch.setattr(methods, "NEAR_EQUAL_SERIES_DEGREE", -1)
+    relative, method = _small_sigma_answer(4, 0.0108)
+    assert method == "near-equal" and relative > 1e-8

@@ -325,7 +325,7 @@ def _next_term(terms: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.maximum(mag[:, 2] / mag[:, 1], mag[:, 1] / mag[:, 0])
     deep = np.isfinite(ratio) & (ratio <= EXTRAPOLATE_RATIO)
-    return np.where(deep, mag[:, 2] * np.where(deep, ratio, 1.0), mag[:, 2])
+    return mag[:, 2] * np.where(deep, ratio, 1.0)
 
 
 def _outside_regime(terms: np.ndarray) -> np.ndarray:

@@ -65,8 +65,9 @@ Rounding that every run shares. Near-equal σ (a relative gap g) make the coupli
 small results, and the early steps' rounding then grows along the ray (~g⁻³ at k = 4) in the fine and the
 coarse run alike: at gaps of 0.1–0.6 % the true error was up to 5 times the figure built from them. Rays with
 a gap below ``NOISE_GAP`` (and every ray at k = m ≥ 4, where a solution vanishing at s = 0 amplifies
-rounding, :func:`_start`) run a third time with each coupling term's rounding imitated at ``NOISE``
-(:func:`_coupling`), and the response scaled back to u, times ``SAFETY_NOISE``, joins both figures.
+rounding, :func:`_start`) run ``PROBES`` more times with each coupling term's rounding imitated at ``NOISE``
+(:func:`_coupling`), each run with its own signs, and the largest response scaled back to u, times
+``SAFETY_NOISE``, joins both figures.
 
 Initial values. At s₀ = ŝ/Σσᵢ (ŝ = 8 for m ≤ 10, 1.5 for m > 10, 12–16 for near-equal σ at m ≤ 6,
 :func:`_start`; s₀ = 1 where Σσ ≤ ŝ) the 2^m values (2) come from the zonal series with
@@ -183,14 +184,25 @@ NOISE_GAP = 0.05
 #: Start ŝ of rays with near-equal σ (:func:`_near_equal`), by m (the others start at 8, :func:`_start`): the
 #: amplification of rounding falls like ŝ^-3.3 (k = m = 4, gaps 0.14–0.6 %: ×10 from ŝ = 8 to 16, the true error
 #: with it; steps 2–6 times fewer), while the initial series' tables grow (m = 5: 3.8e6 strip pairs at ŝ = 16,
-#: 0.5 s; m = 6: 1.9e6 at ŝ = 12; m = 8: 1.9e7 at ŝ = 16, 4.6 s, too many; measured 2026-11-27).
-NEAR_EQUAL_START = {2: 16.0, 3: 16.0, 4: 16.0, 5: 16.0, 6: 12.0}
+#: 0.5 s; m = 6: 7.3e6 at ŝ = 16, 1.1 s once, the start 0.23 s a ray, shared by its runs (:func:`_ray_start`);
+#: m = 8: 1.9e7 at ŝ = 16, 4.6 s, too many; measured 2026-11-27). At m = 6, ŝ = 16 rather than 12 cut the figure
+#: of k = 6, σ = (10, 10, 10, 10/3, 10/3, 10/3) from 4.5e-9 to 1.3e-9 (σ × 3: 2.8e-8 to 3.9e-9), 3.8–6.8 s a row
+#: on one thread, the same as before with the start computed once (measured 2026-11-27).
+NEAR_EQUAL_START = {2: 16.0, 3: 16.0, 4: 16.0, 5: 16.0, 6: 16.0}
 #: Safety factor of the rounding probe: the largest ratio true error / (u/NOISE)·|v − v_p| of single rays where
 #: that term dominates (true error > 2e-12), measured 2026-11-27 at rtol 1e-13 and 1e-14 on σ = μ(1 − g)^i,
 #: jittered bands and random spectra (gaps 0.1–30 %, μ = 2–500): k = 4 against the closed form 0.44 (from
 #: ŝ = 16; 1.46 from ŝ = 8, which rays at m ≥ 7 keep), k = 3 0.15; against the formal series (its figure
 #: < 1e-11) k = 6, m = 4 0.05 and k = m = 6 1.12 (gaps 0.4 %, 25 000–175 000 steps, errors 1e-6–2e-5). Margin 6.8.
+#: Measured with one probe run; the larger of `PROBES` responses is never smaller.
 SAFETY_NOISE = 10.0
+#: Probe runs per probed ray, each with its own signs; the largest response counts. The probe's response and the
+#: true rounding error are two draws of comparable noise, so with one run their ratio had a heavy tail: on 800
+#: random k = 4 rows (σ = μ(1 − g)^i, μ = 10–200, g = 0.08–0.4 %, against the SO(4) series) true / figure had
+#: median 0.012, 99 % quantile 0.18–0.25, maximum 0.44, and an adversarial sweep found 0.61 (measured
+#: 2026-11-27): P(ratio > x) ≈ 0.002/x, one false figure in ~500 probe-dominated rows. The larger of two
+#: independent responses makes that tail fall like x⁻², at one more run per probed ray.
+PROBES = 2
 #: Largest raw response |v − v_p| of the rounding probe that is read as linear in NOISE. log F moves by A·δ + O((A·δ)²)
 #: for a disturbance δ amplified A times, so at a response of 0.1 the quadratic part is ~10 % of it; beyond, the
 #: probe no longer measures rounding and the ray's figures are inf. The response per unit NOISE stayed within ±25 %
@@ -358,9 +370,9 @@ def _popcount(S):
 
 class _Pfaffian:
     """Per-σ data of the coupling: coefficients, subset levels, work arrays, the absolute sums the rounding probe
-    needs, and its size δ and step number (:func:`_coupling`)."""
+    needs, and its size δ, step number and salt (:func:`_coupling`)."""
 
-    def __init__(self, sig, b, noise=0.0):
+    def __init__(self, sig, b, noise=0.0, salt=0):
         m = sig.shape[0]
         n = 1 << m
         a, beta, gamma = _coefficients(sig, b)
@@ -371,7 +383,7 @@ class _Pfaffian:
         self.args = (sig, a, np.ascontiguousarray(beta.T), np.ascontiguousarray(gamma.T), _gamma_sums(gamma, n),
                      masks, start, pos, np.empty(n, dt), np.empty((n, m), dt), np.empty((widest, m), dt),
                      np.empty((widest, m), dt), np.ascontiguousarray(abs_beta.T), np.ascontiguousarray(abs_gamma.T),
-                     abs_beta.sum(axis=1), abs_gamma @ sig, np.array([noise, 0.0]))
+                     abs_beta.sum(axis=1), abs_gamma @ sig, np.array([noise, 0.0, salt]))
 
 
 @njit(cache=True)
@@ -390,10 +402,14 @@ def _gamma_sums(gamma, n):
 
 
 @njit(cache=True)
-def _noise_sign(e, step):
-    """A deterministic pseudo-random sign for entry e at step ``step`` (a multiplicative hash, the same on every
-    machine, compiled or not)."""
+def _noise_sign(e, step, salt):
+    """A deterministic pseudo-random sign for entry e at step ``step`` of probe run ``salt`` (a multiplicative
+    hash, the same on every machine, compiled or not; salt > 0 remixes it, so each probe run draws its own
+    signs)."""
     h = ((e + 1) * 2654435761 + (step + 1) * 2246822519) % 4294967296
+    if salt > 0:
+        h = ((h ^ (salt * 374761393)) * 668265263) % 4294967296
+        h = ((h ^ (h >> 15)) * 1274126177) % 4294967296
     return 1.0 if (h >> 15) & 1 else -1.0
 
 
@@ -409,7 +425,8 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
     of the absolute values of the terms it adds up, each factor G counted with max|G| added (the Walsh transform
     leaves every G_S an absolute rounding error of that size; bsum = Σⱼ|βᵢⱼ|, gsig = Σₗ|γᵢₗ|σₗ): its rounding
     imitated at δ/u times its size. The signs are seeded (:func:`_noise_sign`) by the step number noise[1], set
-    by :func:`_integrate`, so they stay the same within a step and the step control sees a smooth system.
+    by :func:`_integrate`, so they stay the same within a step and the step control sees a smooth system, and by
+    the probe run's salt noise[2], so the probe runs draw independent signs.
     Near-equal σ make those terms large (βᵢⱼ ~ 1/gap, γᵢₗ ~ 1/gap²) and the result small, which is where the
     rounding that every run shares comes from.
     """
@@ -423,6 +440,7 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
     inv_s2 = inv_s * inv_s
     delta = noise[0]
     step = int(noise[1])
+    salt = int(noise[2])
     gmax = 0.0 * G[0]  # G from the Walsh state carries absolute rounding ~u·max|G| in every entry
     if delta > 0.0:
         for S in range(n):
@@ -455,7 +473,7 @@ def _coupling(Y, s, shift, out, sig, a, betaT, gammaT, gsum, masks, start, pos, 
                     if delta > 0.0:
                         size = ((abs(a[i]) * (abs(gs) + gmax) + XBa[pos[Sp], i] + gmax * bsum[i]) * inv_s
                                 + (sig[i] * abs(gsum[S, i]) * (abs(gp) + gmax) + ZGa[r, i] + gmax * gsig[i]) * inv_s2)
-                        q += delta * size * _noise_sign(S * m + i, step)
+                        q += delta * size * _noise_sign(S * m + i, step, salt)
                     Q[S, i] = gp + q
                     acc += sig[i] * q
             out[S] = acc + (lev - shift) * inv_s * gs
@@ -865,9 +883,26 @@ def _near_equal(sig: np.ndarray) -> bool:
     return bool(np.any(sig[1:] > (1.0 - NOISE_GAP) * sig[:-1]))
 
 
-def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0):
-    """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly); with
-    ``noise``, every coupling evaluation's rounding is imitated at that relative size (:func:`_coupling`).
+def _ray_start(sig: np.ndarray, k: int):
+    """(s₀, the state at s₀): the 2^m values (2) from the zonal series at s₀ (:func:`_start`; s₀ = 1 where
+    the series alone reaches it, :func:`_series_alone`), for σ sorted decreasingly. Every run of a ray
+    (:func:`_checked_ray`) starts from the same state, so it is computed once: at m = 6 and ŝ = 16 it took
+    half of a ray's time (0.23 of 0.46 s, measured 2026-11-27)."""
+    m = sig.shape[0]
+    s_hat = _start(sig)
+    s0 = s_hat / float(np.sum(sig))
+    if _series_alone(sig):
+        s_hat, s0 = float(np.sum(sig)), 1.0
+    dk, pairs = _tables(m, _initial_degree(m, s_hat), 0.5 * k)
+    G = np.empty(1 << m)
+    _initial_state(0.5 * s0 * sig, dk, *pairs, G)
+    return s0, G
+
+
+def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0, salt: int = 0, start=None):
+    """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly), from
+    ``start`` (:func:`_ray_start`; computed if None, not changed); with ``noise``, every coupling
+    evaluation's rounding is imitated at that relative size, with signs drawn by ``salt`` (:func:`_coupling`).
 
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
     rejected, what ``max_steps`` limits). The gradient is
@@ -876,21 +911,16 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
     """
     m = sig.shape[0]
     b = 0.5 * k
-    s_hat = _start(sig)
-    s0 = s_hat / float(np.sum(sig))
-    if _series_alone(sig):
-        s_hat, s0 = float(np.sum(sig)), 1.0
-    dk, pairs = _tables(m, _initial_degree(m, s_hat), b)
-    G = np.empty(1 << m)
-    _initial_state(0.5 * s0 * sig, dk, *pairs, G)
+    s0, G = _ray_start(sig, k) if start is None else start
     if s0 == 1.0:
         value = math.log(G[0])
         singles = G[1 << np.arange(m)]
         return value, INIT_TOL + ROUNDING * (1.0 + abs(value)), 0, singles / G[0], 0
+    G = G.copy()
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
-    pf = _Pfaffian(sig, b, noise).args
+    pf = _Pfaffian(sig, b, noise, salt).args
     logscale, err, steps, rejected = _integrate(G, s0, float(np.sum(sig)), -2.0 * (flips @ sig), 2.0 * sig, pf,
                                                 shift, tol, max_steps, _lawson_suits(sig, k), _TABLEAU)
     if not np.isfinite(err):
@@ -1012,8 +1042,11 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     """A ray at ``tol`` and again at COARSE·tol: (value, error, steps used, gradient, gradient error, the
     least budget it succeeds with); the errors include their safety factors. In order, the finer run may try
     ``budget`` steps and the coarser what the finer left (``budget`` − its accepted steps). Where ``concurrent``
-    and Numba has more than one thread the two run at once (:func:`_concurrently`), each allowed the whole
-    budget, and the same condition is checked afterwards: the same numbers and the same budget outcome.
+    and Numba has t > 1 threads, t runs go at once (:func:`_concurrently`), each allowed what the earlier groups
+    left, and the same condition is checked after each group (:func:`_settle`): the same numbers and the same
+    budget outcome, and a row that runs out stops after the group where it does. (All four runs at once on two
+    threads, each allowed the whole budget, let k = 6, σ = 10(1 − 0.003)^i run 16 s before it failed; measured
+    2026-11-27.)
 
     Local error control does not bound the global error of a linear system whose couplings
     amplify errors (close σ: coefficients 1/(σᵢ² − σⱼ²)), and the step-doubling estimate missed
@@ -1023,23 +1056,31 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
 
-    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), a third run repeats the finer one with each
-    coupling term's rounding imitated at :data:`NOISE` (:func:`_coupling`) and may try what the other two left;
-    SAFETY_NOISE·(u/NOISE)·|v − v_p| joins the figures of the value and the gradient (the shared rounding, made
-    larger and scaled back); a response above PROBE_LINEAR makes both figures inf.
+    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), PROBES more runs repeat the finer one with each
+    coupling term's rounding imitated at :data:`NOISE` (:func:`_coupling`), each with its own signs, and may try
+    what the runs before left; SAFETY_NOISE·(u/NOISE)·max|v − v_p| joins the figures of the value and the
+    gradient (the shared rounding, made larger and scaled back); a response above PROBE_LINEAR makes both
+    figures inf.
     """
-    tols, noises = [tol, COARSE * tol], [0.0, 0.0]
+    tols, noises, salts = [tol, COARSE * tol], [0.0, 0.0], [0, 0]
     if _rounding_probed(sig, k):
-        tols.append(tol)
-        noises.append(NOISE)
-    if concurrent and _threads(2) > 1 and not _series_alone(sig):
-        runs = _concurrently([(_ray, (sig, k, t, budget, p)) for t, p in zip(tols, noises)])
-        _settle(runs, budget, least=4)
+        tols += [tol] * PROBES
+        noises += [NOISE] * PROBES
+        salts += list(range(PROBES))
+    start = _ray_start(sig, k)
+    t = _threads(len(tols))
+    if concurrent and t > 1 and not _series_alone(sig):
+        runs, used = [], 0
+        for first in range(0, len(tols), t):  # t runs at a time, each allowed what the earlier groups left
+            group = _concurrently([(_ray, (sig, k, tols[i], budget - used, noises[i], salts[i], start))
+                                   for i in range(first, min(first + t, len(tols)))])
+            used += _settle(group, budget - used, least=4)
+            runs.extend(group)
     else:
-        runs = [_ray(sig, k, tol, budget)]
+        runs = [_ray(sig, k, tol, budget, start=start)]
         if runs[0][2] > 0:
-            for t, p in zip(tols[1:], noises[1:]):
-                runs.append(_ray(sig, k, t, budget - sum(r[2] for r in runs), p))
+            for t, p, q in zip(tols[1:], noises[1:], salts[1:]):
+                runs.append(_ray(sig, k, t, budget - sum(r[2] for r in runs), p, q, start))
     v, e, used, g, tried = runs[0]
     if used == 0:  # the initial series reached s = 1: nothing was integrated
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g))), 0
@@ -1064,7 +1105,7 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
 
 
 def _rounding_probed(sig: np.ndarray, k: int) -> bool:
-    """Whether a ray gets the third, disturbed run of :func:`_checked_ray` (:data:`NOISE`): k = m ≥ 4, or two
+    """Whether a ray gets the disturbed runs of :func:`_checked_ray` (:data:`NOISE`): k = m ≥ 4, or two
     σ (sorted decreasingly) closer than NOISE_GAP relative."""
     return (sig.shape[0] == k and k >= 4) or _near_equal(sig)
 

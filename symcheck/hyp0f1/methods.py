@@ -185,11 +185,19 @@ register(Method(
 #: max(1, Σσ) (Σσ bounds log ₀F₁ from above): a figure larger than that is of no use, and the rest of the
 #: rows are spared the closed form's ~0.1–3 ms.
 NEAR_EQUAL_USEFUL = 1e-2
+#: ... and leaves rows to the series (rank 20) where it needs at most this degree at AUTO_SERIES_RTOL: there the
+#: series costs < 1 ms at any k and bounds the error relative to ₀F₁, while the band is absolute, poor relative
+#: to a small log ₀F₁: at k = 4, σ = 0.0108·(1 − 3e-4)^i the band gave 4.2e-11 against log ₀F₁ = 5.8e-5, the
+#: series 4.2e-14 (degree 3; degree 13 at σ ≈ 1, 31 at k = 6, σ ≈ 3; measured 2026-11-27).
+NEAR_EQUAL_SERIES_DEGREE = 16
 
 
 def _near_equal_useful(flat: np.ndarray, k: int) -> np.ndarray:
     with np.errstate(over="ignore"):  # Σσ of σ near the float64 limit: inf, and the band is inf too
-        return near_equal.band(flat) <= NEAR_EQUAL_USEFUL * np.maximum(1.0, flat.sum(axis=1))
+        out = near_equal.band(flat) <= NEAR_EQUAL_USEFUL * np.maximum(1.0, flat.sum(axis=1))
+    if out.any():
+        out[out] = series.series_degree_needed(flat[out], k, AUTO_SERIES_RTOL) > NEAR_EQUAL_SERIES_DEGREE
+    return out
 
 
 register(Method(
@@ -201,7 +209,8 @@ register(Method(
     rigorous=False,
     error_kind="bound of the perturbation plus the closed form's estimate (rounding allowance measured against mpmath)",
     domain=lambda flat, k, options=None: near_equal.near_equal_reason(flat, k),
-    auto=(AutoStep(12, _near_equal_useful, scope=f"‖σ − mean‖₁²/4 ≤ {NEAR_EQUAL_USEFUL:g}·max(1, Σσ)"),),
+    auto=(AutoStep(12, _near_equal_useful, scope=f"‖σ − mean‖₁²/4 ≤ {NEAR_EQUAL_USEFUL:g}·max(1, Σσ), where the "
+                                                 f"series needs degree > {NEAR_EQUAL_SERIES_DEGREE}"),),
 ))
 
 
