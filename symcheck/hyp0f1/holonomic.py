@@ -173,10 +173,10 @@ COARSE = 16.0
 #: O(1/(s·gap)) there) by the same mechanism at any k: at k = 4, σ = μ(1 − g)^i, a relative disturbance δ of
 #: the start moved log F by ~A·δ with A ≈ 7, 170, 3600, 2.7e4, 4e5 at g = 0.1, 0.03, 0.01, 0.005, 0.002 (any μ;
 #: ~4 times less at k = 6), and the true error reached 1e-7 at g = 0.1–0.2 % against a figure of a fifth of it
-#: (measured 2026-11-27). So for those rays (:func:`_rounding_probed`) a third run repeats the fine one with
-#: each coupling term's rounding imitated at NOISE relative (:func:`_coupling`): rounding made ~NOISE/u times
-#: larger, and its response |v − v_p| scaled back by u/NOISE, times `SAFETY_NOISE`, joins the figures of the
-#: value and the gradient.
+#: (measured 2026-11-27). So for those rays (:func:`_rounding_probed`) `PROBES` more runs repeat the fine one
+#: with each coupling term's rounding imitated at NOISE relative (:func:`_coupling`): rounding made ~NOISE/u
+#: times larger, and the largest response |v − v_p| scaled back by u/NOISE, times `SAFETY_NOISE`, joins the
+#: figures of the value and the gradient.
 NOISE = 1e-12
 #: Rays whose smallest relative gap (σᵢ − σᵢ₊₁)/σᵢ is below this get the rounding probe at any k (above it the
 #: amplification at k = 4 stayed below ~40, rounding below ~1e-14).
@@ -280,11 +280,13 @@ AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: σ_max = 30 and ~3600 at 100, rtol 1e-13). Its rays are the cheap ones, so a row that fails here costs at most
 #: ~8 s (measured 2026-11-27).
 AUTO_LAWSON_STEP_WORK = 2.5 * AUTO_STEP_WORK
-#: The work units "auto" gives a full-rank row (k = m) of HO rays or clusters: their rays run three times (the
-#: rounding probe of :func:`_checked_ray` repeats the fine run), so 1.6 × AUTO_STEP_WORK keeps the rows that
-#: fitted two runs (k = 6 two clusters σ_max = 100 and k = 8 spread σ_max = 1000 ran out at 1 ×; a row that
-#: runs out costs ~6 s; measured 2026-11-27). Full-rank Lawson rows keep AUTO_LAWSON_STEP_WORK: three runs of
-#: k = m = 10 at σ_max = 100 take ~3500 of its ~4200 steps.
+#: The work units "auto" gives a full-rank row (k = m) of HO rays or clusters: their rays ran three times with
+#: one rounding probe (:func:`_checked_ray`), and 1.6 × AUTO_STEP_WORK kept the rows that fitted two runs
+#: (k = 6 two clusters σ_max = 100 and k = 8 spread σ_max = 1000 ran out at 1 ×; a row that runs out costs
+#: ~6 s; measured 2026-11-27). With `PROBES` = 2 they run four times and the budget stays: it is the time
+#: cap. Full-rank Lawson rows keep AUTO_LAWSON_STEP_WORK: the four runs of k = m = 10 at σ_max = 100 need
+#: ~4950 steps, more than its ~4240 (three took ~3500), and gave 6e-6 where the formal series answers
+#: first (measured 2026-11-27).
 AUTO_FULL_RANK_STEP_WORK = 1.6 * AUTO_STEP_WORK
 #: ODE tolerance "auto" asks of the method for rows with all k singular values non-zero (after the
 #: safety factor its estimates on spread σ at m = 6–8 land near 3e-11–7e-11, below the 1e-10 goal; at
