@@ -140,6 +140,69 @@ def test_at_moores_spread_row_it_meets_the_goal_and_agrees_with_wick():
     assert abs(va - v) <= ea + e
 
 
+def _rank_one_rows(k):
+    """σ = (s, 0, …, 0): ₀F₁ = Γ(k/2)(s/2)^{1−k/2} I_{k/2−1}(s), the closed form (method="exact")."""
+    flat = np.zeros((80, k))
+    flat[:, 0] = np.geomspace(2.0, 500.0, 80)
+    return flat
+
+
+@functools.lru_cache(maxsize=None)
+def _rank_one_references(k):
+    return log_hyp0f1(_rank_one_rows(k), k, method="exact", return_error=True)
+
+
+def _rank_one_violations(k):
+    flat = _rank_one_rows(k)
+    ref, ref_e = _rank_one_references(k)
+    v, e = formal.log_hyp0f1_formal(flat, k)
+    return np.isfinite(e), np.isfinite(e) & (np.abs(v - ref) > e + ref_e)
+
+
+@pytest.mark.parametrize("k", [7, 9, 12, 20, 32])
+def test_rank_one_with_a_large_first_term_against_the_closed_form(k):
+    """With m < k non-zero σ the first term is large (c₁ = −(4ν² − 1)/(8s), ν = k/2 − 1, the Hankel
+    coefficient of I_ν) and the terms may still fall to rounding: the series answers there without a gate on
+    |c₁| and its figure holds, also at odd k, where the saddle T₁₁ = −1 (the e^{−s} part of I_ν) matters at
+    small s."""
+    finite, bad = _rank_one_violations(k)
+    assert not bad.any(), _rank_one_rows(k)[bad, 0]
+    c1 = np.array([formal._coset_series(row[:1], k, 1.0)[0][1] for row in _rank_one_rows(k)])
+    nu = k / 2 - 1
+    np.testing.assert_allclose(c1, -(4 * nu ** 2 - 1) / (8 * _rank_one_rows(k)[:, 0]), rtol=1e-12)
+    assert np.sum(finite & (np.abs(c1) > 0.5)) >= 5  # rows a gate |c₁| ≤ 0.5 refused (11–12 of them)
+
+
+def test_planted_regime_removed_is_caught(monkeypatch):
+    """Terms that do not fall (RHO removed): at small s the figures are false (measured true / figure
+    up to 2.4 at k = 20, 6.4 at k = 32)."""
+    monkeypatch.setattr(formal, "RHO", np.inf)
+    assert any(_rank_one_violations(k)[1].any() for k in (20, 32))
+
+
+def test_planted_saddle_without_its_series_factor_is_caught(monkeypatch):
+    """The saddles' estimate without the factor Σ|cₙ|/Σ cₙ: at odd k and small s the figure falls below the
+    true error (measured without it: k = 7, s = 2: 0.27 against 0.18; k = 9, s = 5: 4.7e-4 against 4.5e-4)."""
+    assert not any(_rank_one_violations(k)[1].any() for k in (7, 9))
+    true_coset = formal._coset
+    monkeypatch.setattr(formal, "_coset", lambda *args: true_coset(*args)[:4] + (1.0,))
+    assert any(_rank_one_violations(k)[1].any() for k in (7, 9))
+
+
+def test_moores_size_rank_deficient_row_against_holonomic():
+    """k = 20, σ = 300·(1 … 0.1) for 20 σ, the first ten kept and ten zeros (asv ``AutoAtMooresSize``):
+    |c₁| = 0.59 and the terms fall to 3e-16 by order 13. auto answers from the series and meets the goal;
+    the holonomic method (with a budget far above auto's: 9 s) agrees within both figures."""
+    k = 20
+    sig = np.r_[300 * np.geomspace(1, 0.1, k)[:10], np.zeros(10)]
+    v, e = log_hyp0f1(sig, k, method="formal", return_error=True)
+    assert e <= 1e-10 * abs(v)
+    ref, ref_e = log_hyp0f1(sig, k, method="holonomic", rtol=1e-13, max_steps=10 ** 6, return_error=True)
+    assert abs(v - ref) <= e + ref_e
+    va, ea = log_hyp0f1(sig, k, return_error=True)
+    assert ea <= 1e-10 * abs(va) and abs(va - v) <= ea + e
+
+
 TIED_ROWS = ([(k, np.full(k, mu)) for k in (2, 3, 4, 6, 8) for mu in (30.0, 100.0, 1000.0, 1e4)]
               + [(4, np.array([300.0, 300.0, 100.0, 100.0])), (4, np.array([1e3, 1e3, 1e3, 40.0])),
                  (3, np.array([50.0, 50.0, 20.0])), (3, np.array([80.0, 30.0, 30.0])), (4, np.array([60.0, 60.0, 0.0, 0.0]))])

@@ -1046,7 +1046,7 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     """A ray at ``tol`` and again at COARSE·tol: (value, error, steps used, gradient, gradient error, the
     least budget it succeeds with); the errors include their safety factors. In order, the finer run may try
     ``budget`` steps and the coarser what the finer left (``budget`` − its accepted steps). Where ``concurrent``
-    and Numba has t > 1 threads, t runs go at once (:func:`_concurrently`), each allowed what the earlier groups
+    and Numba has t > 1 threads, t runs go at once (:func:`_grouped`), each allowed what the earlier groups
     left, and the same condition is checked after each group (:func:`_settle`): the same numbers and the same
     budget outcome, and a row that runs out stops after the group where it does. (All four runs at once on two
     threads, each allowed the whole budget, let k = 6, σ = 10(1 − 0.003)^i run 16 s before it failed; measured
@@ -1072,19 +1072,14 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
         noises += [NOISE] * PROBES
         salts += list(range(PROBES))
     start = _ray_start(sig, k)
-    t = _threads(len(tols))
-    if concurrent and t > 1 and not _series_alone(sig):
-        runs, used = [], 0
-        for first in range(0, len(tols), t):  # t runs at a time, each allowed what the earlier groups left
-            group = _concurrently([(_ray, (sig, k, tols[i], budget - used, noises[i], salts[i], start))
-                                   for i in range(first, min(first + t, len(tols)))])
-            used += _settle(group, budget - used, least=4)
-            runs.extend(group)
+    if concurrent and _threads(len(tols)) > 1 and not _series_alone(sig):
+        runs, _ = _grouped(lambda i, left: (_ray, (sig, k, tols[i], left, noises[i], salts[i], start)),
+                           len(tols), budget, least=4)
     else:
         runs = [_ray(sig, k, tol, budget, start=start)]
         if runs[0][2] > 0:
-            for t, p, q in zip(tols[1:], noises[1:], salts[1:]):
-                runs.append(_ray(sig, k, t, budget - sum(r[2] for r in runs), p, q, start))
+            for run_tol, run_noise, run_salt in zip(tols[1:], noises[1:], salts[1:]):
+                runs.append(_ray(sig, k, run_tol, budget - sum(r[2] for r in runs), run_noise, run_salt, start))
     v, e, used, g, tried = runs[0]
     if used == 0:  # the initial series reached s = 1: nothing was integrated
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g))), 0
@@ -1140,16 +1135,25 @@ def _checked_rays(rays, k: int, tol: float, budget: int):
     ten spread rays that runs out cost ten budgets: 17 s instead of 2–4 s for k = 8, σ ≈ 300 nearly
     equal, measured 2026-11-27.)
     """
-    done, used = [], 0
-    t = _threads(len(rays))
-    if t <= 1:
+    if _threads(len(rays)) <= 1:
+        done, used = [], 0
         for sig in rays:
             done.append(_checked_ray(sig, k, tol, budget - used))
             used += done[-1][2]
         return done, used
-    for start in range(0, len(rays), t):
-        group = _concurrently([(_checked_ray, (sig, k, tol, budget - used, False)) for sig in rays[start:start + t]])
-        used += _settle(group, budget - used, least=5)
+    return _grouped(lambda i, left: (_checked_ray, (rays[i], k, tol, left, False)), len(rays), budget, least=5)
+
+
+def _grouped(make_call, count: int, budget: int, least: int):
+    """Calls ``make_call(i, left)`` → (function, args) for i < ``count``, run :func:`_threads` at a time
+    (:func:`_concurrently`), each allowed what the earlier groups ``left`` of ``budget``, each group checked
+    by :func:`_settle` (entry ``least`` of an outcome is its least budget): (the outcomes in order, the
+    steps they used together)."""
+    t = _threads(count)
+    done, used = [], 0
+    for first in range(0, count, t):
+        group = _concurrently([make_call(i, budget - used) for i in range(first, min(first + t, count))])
+        used += _settle(group, budget - used, least)
         done.extend(group)
     return done, used
 
