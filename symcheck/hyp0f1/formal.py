@@ -47,18 +47,26 @@ need not cancel. For rank one at odd k (I_ν, ν half-integer) the e^{−s} part
 without the factor the figure fell below the true error where the first term is large (k = 7, σ = 2:
 0.27 against 0.18; k = 9, σ = 5: 4.7e-4 against 4.5e-4).
 
-Ties. The recursion divides by σᵢ² − σⱼ² (it loses ~ε/g² at a relative gap g), so σ closer than
-``GAP_MIN`` = 0.2 % but not equal are refused. Runs of exactly equal σ are spread and extrapolated (:func:`_tied`):
-the leading term is smooth through the tie and is taken at σ; the rest comes from three rows with each run
-spread to σ(1 + jδx), x from 1 to −1, j = 1, 2, 3, δ = ``TIE_SPREAD``, through the polynomial in (jδ)² (the
-value is even in jδ: x ↦ −x permutes the run). Measured against Weyl's formula (k equal σ, k ≤ 16) and the
-k = 3, 4 closed forms: errors 1e-13 – 7e-11, ≤ 0.02 of the figure; at δ = 0.05 or 0.1 the extrapolation's
-term in the figure is what covers the error (a planted test).
+Ties. The recursion divides by σᵢ² − σⱼ² (it loses ~ε/g² at a relative gap g), so it never runs on σ
+closer than ``GAP_MIN`` = 0.2 %. Runs of σ closer than that to their neighbour, equal or nearly equal, are
+spread and extrapolated (:func:`_tied`): the leading term is smooth through them and is taken at σ; the rest
+R comes from rows with each run spread to σ∘(1 ± jδx), x from 1 to −1 along the run, j = 1, 2, 3, δ =
+``TIE_SPREAD``: the even part E(j) = [R(σ∘(1 + jδx)) + R(σ∘(1 − jδx))]/2 is analytic and even in jδ with
+E(0) = R(σ), so the polynomial in (jδ)² through the three values, at 0, is the answer. At an exact tie
+x ↦ −x permutes the run and the minus rows are the plus rows (three rows, not six). Measured against Weyl's
+formula (k equal σ, k ≤ 16) and the k = 3, 4 closed forms: errors 1e-13 – 7e-11, ≤ 0.02 of the figure; at
+δ = 0.05 or 0.1 the extrapolation's term in the figure is what covers the error (a planted test). Nearly
+equal runs (relative gaps 1e-8 – 2e-3), measured 2026-11-28: 598 rows at k = 3, 4 against the closed forms,
+worst true / figure 0.09 (gradient 0.03); two runs at k = 5, 6 (σ_max = 100, gaps 1e-5 – 5e-4) and two runs
+with zeros at k = 8–16 (σ_max = 100, 300) against the holonomic method, within both figures (worst 0.10 of
+the formal figure beyond the holonomic one). With the plus rows alone (no even part) 5 of 79 rows at k = 3,
+4 fell outside their figures (a planted test).
 
 Cost. Each order applies every M_p to one vector at once: the Q(i, S) recursion carried with
 polynomial-in-u coefficients (:func:`_poly_coupling`), O(P·m²·2^m) for P = ``MAX_ORDER`` + 2 powers, so
 N orders cost O(N·P·m²·2^m) and memory O(P·m·2^m) (asv ``Formal``, σ = 1000·(1 … 0.1), value and rounding
-probe: m = 10 in 12 ms, 12 in 59 ms, 16 in 1.9 s and ~0.1 GB; a tie costs three such rows). The method takes
+probe: m = 10 in 12 ms, 12 in 59 ms, 16 in 1.9 s and ~0.1 GB; a tie costs three such rows and a probe,
+a near tie six and a probe: 9 s at m = 16). The method takes
 m ≤ ``MAX_M``.
 
 Truncation and error figure (an estimate, not a bound; it also holds the two estimates above). The orders are summed while the terms fall:
@@ -68,8 +76,9 @@ or at ``MAX_ORDER``. The series is outside its regime (figure inf) where a term 
 ``MIN_ORDER``. (|c₁| itself is not gated: with m < k non-zero σ the first term is large and the terms
 still fall to rounding, e.g. |c₁| = 0.89 and 0.59 at k = 20, σ = σ_max·(1 … 0.1) for ten σ and ten zeros,
 σ_max = 200 and 300, where the terms reach 5e-14 and 3e-16 by order 13. A gate |c₁| ≤ 0.5 refused such rows;
-without it the figures hold against the rank-one closed form at k = 8–32 (worst true / figure 0.53) and the
-holonomic method at k = 8–32 with 2–11 non-zero σ; a test plants RHO removed, measured 2026-11-28.)
+without it the figures hold against the rank-one closed form at k = 3–64, s = 0.3–500 (worst true / figure
+0.47, with the saddles' factor Σ|cₙ|/Σ cₙ above) and the holonomic method at k = 8–32 with 2–11 non-zero σ; a
+test plants RHO removed, measured 2026-11-28.)
 The truncation figure is ``SAFETY``·|c_{N+1}|/|Σ_{n≤N} cₙ| for the first omitted term
 c_{N+1} (for the gradient: the largest first omitted component of Σ hₙ/Σ cₙ). Rounding: the recursion is
 run a second time on σ in the opposite order (a different sequence of floating-point operations on
@@ -98,18 +107,19 @@ __all__ = ["MAX_M", "MAX_ORDER", "formal_reason", "log_hyp0f1_formal"]
 
 #: Largest number of non-zero σ (the state has 2^m entries).
 MAX_M = 16
-#: Non-zero σ must differ pairwise by at least this fraction of the larger, unless equal (measured: at a
-#: relative gap g the recursion loses about ε/g² relative, 1e-3 at g = 2e-7; from g = 2e-3 the figures hold
-#: against the k = 2–4 closed forms, and the tie extrapolation's rows, gaps 0.27 % at m = 16, meet Weyl's
-#: formula to 7e-11).
+#: The recursion runs only on non-zero σ that differ pairwise by at least this fraction of the larger; closer
+#: neighbours form runs that are spread (measured: at a relative gap g the recursion loses about ε/g²
+#: relative, 1e-3 at g = 2e-7; from g = 2e-3 the figures hold against the k = 2–4 closed forms, and the tie
+#: extrapolation's rows, gaps 0.27 % at m = 16, meet Weyl's formula to 7e-11).
 GAP_MIN = 2e-3
 #: Non-zero σ below this fraction of the largest are outside the method (σᵢ² of σ/max σ underflows).
 MIN_RATIO = 1e-150
-#: Runs of equal σ are spread by j·TIE_SPREAD·(1 … −1) relative, j = 1, 2, 3, and extrapolated (:func:`_tied`).
+#: Runs of equal or nearly equal σ are spread by ±j·TIE_SPREAD·(1 … −1) relative, j = 1, 2, 3, and
+#: extrapolated (:func:`_tied`).
 TIE_SPREAD = 0.02
 #: Safety factor of the extrapolation's figure (TIE_SAFETY·|three-point − two-point answer|; measured).
 TIE_SAFETY = 4.0
-#: Equal σ must be this far (relative) from the next distinct value, so that the spread runs stay apart.
+#: A run must be this far (relative) from the next value outside it, so that the spread runs stay apart.
 TIE_SEPARATION = GAP_MIN + 6 * TIE_SPREAD
 #: Highest order summed.
 MAX_ORDER = 12
@@ -267,8 +277,9 @@ def _coset(sig: np.ndarray, k: int, scale: float):
 
 def _row(flat_row: np.ndarray, k: int, lead_plus: float, lead_minus: float, probe: bool):
     """One row (σ sorted decreasingly, m ≥ 1 non-zero): log ₀F₁ − lead_plus, the gradient (k,), their
-    truncation figures (module notes), and the largest Σ|cₙ|/Σ cₙ of the cosets summed. ``probe`` runs the recursion on σ in increasing order, each σᵢ
-    moved by PROBE ulps (alternating in sign), for the rounding figure."""
+    truncation figures (module notes), and the largest Σ|cₙ|/Σ cₙ of the cosets summed. ``probe`` runs
+    the recursion on σ in increasing order, each σᵢ moved by PROBE ulps (alternating in sign), for the
+    rounding figure."""
     m = int(np.count_nonzero(flat_row))
     sig = flat_row[:m].copy()
     order = np.arange(m)
@@ -349,7 +360,8 @@ def _other_critical_points(sig: np.ndarray, k: int) -> float:
 
 def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row, "" where the method applies, else why not (all σ zero, more than MAX_M non-zero σ, one below
-    MIN_RATIO of the largest, or two closer than GAP_MIN)."""
+    MIN_RATIO of the largest, a run of σ closer than GAP_MIN within TIE_SEPARATION of another value, or a run
+    whose spread rows (:func:`_spread_rows`) come closer than GAP_MIN)."""
     out = np.full(flat.shape[0], "", dtype=object)
     nonzero = np.count_nonzero(flat, axis=1)
     out[nonzero == 0] = "every singular value is 0 (log 0F1 = 0 exactly: use method='exact')"
@@ -358,16 +370,17 @@ def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
     smallest = np.min(np.where(srt > 0, srt, np.inf), axis=1)
     out[(out == "") & (nonzero > 0) & (smallest < MIN_RATIO * srt[:, 0])] = (
         f"a non-zero singular value below {MIN_RATIO:g} of the largest (the recursion's sigma_i^2 underflows)")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = np.where(srt[:, 1:] > 0, (srt[:, :-1] - srt[:, 1:]) / srt[:, :-1], np.inf)
-    tied = np.any(gap == 0, axis=1)
-    close = (np.min(np.where(gap > 0, gap, np.inf), axis=1, initial=np.inf)
-             < np.where(tied, TIE_SEPARATION, GAP_MIN)) & (out == "")
-    out[close & ~tied] = (f"two non-zero singular values closer than {GAP_MIN:g} relative but not equal: the formal "
-                          "series' divisions by sigma_i^2 - sigma_j^2 lose digits (use the holonomic or near-equal "
-                          "method)")
-    out[close & tied] = (f"equal singular values within {TIE_SEPARATION:g} (relative) of another value: the spread "
-                         "runs of equal values would meet")
+    gap = _relative_gaps(srt)
+    in_run = gap < GAP_MIN  # equal or nearly equal neighbours: spread and extrapolated (_tied)
+    has_run = np.any(in_run, axis=1)
+    apart = np.min(np.where(in_run, np.inf, gap), axis=1, initial=np.inf)
+    out[has_run & (apart < TIE_SEPARATION) & (out == "")] = (
+        f"a run of equal or nearly equal singular values (closer than {GAP_MIN:g} relative) within "
+        f"{TIE_SEPARATION:g} (relative) of another value: the spread runs would meet")
+    for r in np.flatnonzero(has_run & (out == "")):
+        if np.min(_relative_gaps(-np.sort(-_spread_rows(srt[r]), axis=1))) < GAP_MIN:
+            out[r] = (f"a run of nearly equal singular values whose spread rows come closer than {GAP_MIN:g} "
+                      "(relative): its gaps are too close to that limit for the run's length")
     if k == 1:
         out[:] = "the formal series needs k >= 2"
     return out
@@ -394,7 +407,7 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
     """
     perm = np.argsort(-flat, axis=1, kind="stable")
     srt = np.take_along_axis(flat, perm, axis=1)
-    tied = np.any((srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] > 0), axis=1)
+    tied = np.array([np.any(_spread_pattern(row) != 0) for row in srt], dtype=bool)
     value, error = np.empty(flat.shape[0]), np.empty(flat.shape[0])
     grad_srt, grad_error = np.empty(flat.shape), np.empty(flat.shape[0])
     if (~tied).any():
@@ -408,19 +421,41 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
     return value, error
 
 
+def _relative_gaps(srt: np.ndarray) -> np.ndarray:
+    """(σᵢ − σᵢ₊₁)/σᵢ of rows sorted decreasingly (n, k − 1), inf where σᵢ₊₁ = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(srt[:, 1:] > 0, (srt[:, :-1] - srt[:, 1:]) / srt[:, :-1], np.inf)
+
+
 def _spread_pattern(srt_row: np.ndarray) -> np.ndarray:
-    """x (k,): for each run of r ≥ 2 equal non-zero σ, r points from 1 down to −1 evenly (a pattern that the
-    reversal of the run maps to −x), 0 elsewhere."""
+    """x (k,): for each run of r ≥ 2 non-zero σ, each closer than GAP_MIN (relative) to the next (equal or
+    nearly equal), r points from 1 down to −1 evenly (a pattern that the reversal of the run maps to −x), 0
+    elsewhere."""
     x = np.zeros(srt_row.shape[0])
     start = 0
     while start < srt_row.shape[0]:
         stop = start + 1
-        while stop < srt_row.shape[0] and srt_row[stop] == srt_row[start]:
+        while (stop < srt_row.shape[0] and srt_row[stop] > 0
+               and srt_row[stop - 1] - srt_row[stop] < GAP_MIN * srt_row[stop - 1]):
             stop += 1
-        if stop - start >= 2 and srt_row[start] > 0:
+        if stop - start >= 2:
             x[start:stop] = np.linspace(1.0, -1.0, stop - start)
         start = stop
     return x
+
+
+def _spread_rows(srt_row: np.ndarray) -> np.ndarray:
+    """The rows (j = 1, 2, 3) σ∘(1 + jδx), δ = TIE_SPREAD, x = :func:`_spread_pattern`, and, where a run is
+    not exactly tied, the rows σ∘(1 − jδx) after them (:func:`_tied`)."""
+    x = _spread_pattern(srt_row)
+    signs = (1.0,) if _exact_runs(srt_row, x) else (1.0, -1.0)
+    return np.array([srt_row * (1 + sign * j * TIE_SPREAD * x) for sign in signs for j in (1, 2, 3)])
+
+
+def _exact_runs(srt_row: np.ndarray, x: np.ndarray) -> bool:
+    """Whether every run of the spread pattern x holds exactly equal σ."""
+    inside = (x[1:] != 0) & (x[:-1] > x[1:])  # consecutive members of one run
+    return bool(np.all(srt_row[1:][inside] == srt_row[:-1][inside]))
 
 
 def _lead_gradient(srt: np.ndarray, k: int) -> np.ndarray:
@@ -437,35 +472,51 @@ def _lead_gradient(srt: np.ndarray, k: int) -> np.ndarray:
 
 
 def _tied(srt_row: np.ndarray, k: int):
-    """A row with equal non-zero σ (sorted decreasingly): value, figure, gradient (sorted order), figure.
+    """A row with runs of equal or nearly equal non-zero σ (sorted decreasingly): value, figure, gradient
+    (sorted order), figure.
 
-    The leading term L is smooth through ties and is taken at σ itself; the rest, V − L, from the formal
-    series at σ with each run of equal σ spread to σ(1 + jδx), δ = TIE_SPREAD, j = 1, 2, 3
-    (:func:`_spread_pattern`), where the values are distinct. log ₀F₁ and L are symmetric in σ, and x ↦ −x is
-    a permutation within each run, so (V − L)(j) is even in jδ: the polynomial in (jδ)² through the three
-    values, at 0, is the answer (weights 1.5, −0.6, 0.1). Its figure: the three figures with those weights,
-    plus TIE_SAFETY × its distance to the two-point answer (weights 4/3, −1/3). The gradient likewise,
-    averaged over each run (the components of one run are equal at the tie).
+    The leading term L is smooth through ties and is taken at σ itself; the rest, R = V − L, from the formal
+    series at σ with each run spread to σ∘(1 ± jδx), δ = TIE_SPREAD, j = 1, 2, 3 (:func:`_spread_pattern`),
+    where the values are distinct. E(j) = [R(σ∘(1 + jδx)) + R(σ∘(1 − jδx))]/2 is analytic and even in jδ
+    with E(0) = R(σ), so the polynomial in (jδ)² through the three values, at 0, is the answer (weights 1.5,
+    −0.6, 0.1). Where every run is exactly tied, x ↦ −x permutes each run and R is symmetric, so the minus
+    rows equal the plus rows and are not computed. Its figure: the rows' figures (averaged over ±) with those
+    weights, plus TIE_SAFETY × its distance to the two-point answer (weights 4/3, −1/3). The gradient likewise
+    (at an exact tie averaged over each run, whose components are then equal).
     """
     x = _spread_pattern(srt_row)
-    rows = np.array([srt_row * (1 + j * TIE_SPREAD * x) for j in (1, 2, 3)])
-    # the rounding probe at j = 1 (the closest σ, where the recursion loses most) stands for all three
-    v, e, g, ge, rv, rg = _distinct(rows, k, probe=np.array([True, False, False]), return_probe=True)
-    e[1:] += rv[0]
-    ge[1:] += rg[0]
-    lead = _leading_terms(np.vstack([srt_row, rows]), k)
-    lead_grad = _lead_gradient(np.vstack([srt_row, rows]), k)
-    rest, rest_g = v - lead["lead_plus"][1:], g - lead_grad[1:]
-    for val in np.unique(srt_row[x != 0]):
-        run = np.flatnonzero((srt_row == val) & (x != 0))
-        rest_g[:, run] = rest_g[:, run].mean(axis=1, keepdims=True)
+    rows = _spread_rows(srt_row)
+    sides = rows.shape[0] // 3
+    perm = np.argsort(-rows, axis=1, kind="stable")  # the minus rows reverse the order inside a run
+    srt_rows = np.take_along_axis(rows, perm, axis=1)
+    # one rounding probe, at the j = 1 row with the closest σ (where the recursion loses most), stands for all
+    closest = np.min(_relative_gaps(srt_rows[::3]), axis=1)
+    probe = np.zeros(rows.shape[0], bool)
+    probe[3 * int(np.argmin(closest))] = True
+    v, e, g_srt, ge, rv, rg = _distinct(srt_rows, k, probe=probe, return_probe=True)
+    e[~probe] += rv[probe]
+    ge[~probe] += rg[probe]
+    lead = _leading_terms(np.vstack([srt_row, srt_rows]), k)
+    lead_g_srt = _lead_gradient(srt_rows, k)
+    g, lead_g = np.empty_like(g_srt), np.empty_like(g_srt)
+    np.put_along_axis(g, perm, g_srt, axis=1)
+    np.put_along_axis(lead_g, perm, lead_g_srt, axis=1)
+    # the even parts E(j): the plus and minus rows averaged
+    rest = (v - lead["lead_plus"][1:]).reshape(sides, 3).mean(axis=0)
+    rest_g = (g - lead_g).reshape(sides, 3, -1).mean(axis=0)
+    e, ge = e.reshape(sides, 3).mean(axis=0), ge.reshape(sides, 3).mean(axis=0)
+    if sides == 1:
+        for val in np.unique(srt_row[x != 0]):
+            run = np.flatnonzero((srt_row == val) & (x != 0))
+            rest_g[:, run] = rest_g[:, run].mean(axis=1, keepdims=True)
     w3, w2 = np.array([1.5, -0.6, 0.1]), np.array([4.0, -1.0, 0.0]) / 3
     value = lead["lead_plus"][0] + w3 @ rest
     error = np.abs(w3) @ e + TIE_SAFETY * abs(w3 @ rest - w2 @ rest) + lead["round_lead"][0]
-    grad = lead_grad[0] + w3 @ rest_g
+    lead_grad = _lead_gradient(srt_row[None, :], k)[0]
+    grad = lead_grad + w3 @ rest_g
     grad_error = np.abs(w3) @ ge + TIE_SAFETY * np.max(np.abs(w3 @ rest_g - w2 @ rest_g)) + 8 * EPS * k
     if not (np.isfinite(error) and np.isfinite(value)):
-        return lead["lead_plus"][0], np.inf, np.clip(lead_grad[0], 0.0, 1.0), np.inf
+        return lead["lead_plus"][0], np.inf, np.clip(lead_grad, 0.0, 1.0), np.inf
     return value, error, grad, grad_error
 
 

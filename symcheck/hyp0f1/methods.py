@@ -347,15 +347,16 @@ def _formal_rows(flat: np.ndarray, k: int) -> np.ndarray:
 register(Method(
     name="formal",
     summary="the asymptotic expansion to any order: the formal solution of Muirhead's Pfaffian system at s = ∞ "
-            "(non-zero σ 0.2 % apart, or equal: spread and extrapolated; any number of zeros)",
+            "(non-zero σ 0.2 % apart, or runs of equal or nearly equal σ: spread and extrapolated; any number of "
+            "zeros)",
     evaluate=lambda flat, k: formal.log_hyp0f1_formal(flat, k),
     gradient=lambda flat, k: formal.log_hyp0f1_formal(flat, k, want_grad=True)[2:],
     rigorous=False,
     error_kind=("estimate (first omitted term × a measured safety factor, plus a rounding probe; inf outside "
                 "the asymptotic regime)"),
     domain=lambda flat, k, options=None: formal.formal_reason(flat, k),
-    auto=(AutoStep(45, _formal_rows, scope=f"non-zero σ {formal.GAP_MIN:g} apart (relative) or equal, 1 to "
-                                           f"{formal.MAX_M} of them"),),
+    auto=(AutoStep(45, _formal_rows, scope=f"non-zero σ {formal.GAP_MIN:g} apart (relative) or in runs of equal "
+                                           f"or nearly equal values, 1 to {formal.MAX_M} of them"),),
 ))
 
 
