@@ -201,6 +201,25 @@ class Formal:
             log_hyp0f1(self.sig, self.k, method="laplace")
 
 
+class FormalClusters:
+    """The formal series per value on two clusters of m/2 σ at σ_max = 100 and 100/3 (k = m), exactly tied (three
+    spread rows and a probe) or nearly (relative gaps 1e-4: six spread rows and a probe), beside the same row
+    with the clusters spread 5 % apart (distinct σ: one row and a probe), the work without the extrapolation."""
+
+    params = [[6, 8, 12, 16], ["tied", "near", "distinct"]]
+    param_names = ["m", "clusters"]
+    timeout = 300
+
+    def setup(self, m, clusters):
+        gap = {"tied": 0.0, "near": 1e-4, "distinct": 0.05}[clusters]
+        h = m // 2
+        self.sig = np.r_[100.0 * (1 - gap) ** np.arange(h), 100.0 / 3 * (1 - gap) ** np.arange(m - h)][None, :]
+        log_hyp0f1(self.sig, m, method="formal")  # compile outside the timing
+
+    def time_formal(self, m, clusters):
+        log_hyp0f1(self.sig, self.sig.shape[1], method="formal")
+
+
 class AutoAtMooresSize:
     """log_hyp0f1(method="auto") per value at k = 20 (Moore's Fig. 4): spread, equal, two clusters
     and rank-deficient spectra at σ_max = 0.3, 3, 30, 300, 3000."""
