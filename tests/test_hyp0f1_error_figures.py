@@ -314,9 +314,23 @@ def _k3_near_cluster_refs() -> list:
     return refs
 
 
+def _former_cluster_rule(monkeypatch):
+    """The cluster rule before 2026-11-28 (CLUSTER_GAP = 1e-3 for pairs and groups alike, no joining, spacing not
+    scaled by the run's gaps).
+    Rays through σ 0.1–1.4 % apart then ran unspread or in part spread, as a run still runs unspread where its
+    nodes would cross at every allowed spread (holonomic._clusters); the figures' factors are what cover such
+    rays. Under the present rule the references of the planted tests below are spread whole, and their figures
+    hold even with every factor at 1 (measured 2026-11-28: also at gaps 1.6–4.5 %, k = 3, 4, unspread)."""
+    monkeypatch.setattr(holonomic, "CLUSTER_GAP", 1e-3)
+    monkeypatch.setattr(holonomic, "PAIR_GAP", 1e-3)
+    monkeypatch.setattr(holonomic, "CLUSTER_JOIN", 1.0)
+    monkeypatch.setattr(holonomic, "GAP_UNIT", 0.0)
+
+
 def test_planted_holonomic_without_safety_factor_fails(monkeypatch):
     """Safety factors 1 (the raw ray and Richardson estimates) and no rounding probe: three nearly equal σ at
-    k = 3 come back with figures below their true error."""
+    k = 3, under the former cluster rule, come back with figures below their true error."""
+    _former_cluster_rule(monkeypatch)
     refs = _k3_near_cluster_refs()
     assert not _violations(refs, "holonomic")
     monkeypatch.setattr(holonomic, "SAFETY", 1.0)
@@ -327,7 +341,8 @@ def test_planted_holonomic_without_safety_factor_fails(monkeypatch):
 
 @functools.lru_cache(maxsize=1)
 def _k4_near_equal_refs() -> tuple:
-    """σ = μ(1 − g)^i at k = 4, relative gaps g of 0.15–0.6 % (not clusters: above holonomic.CLUSTER_GAP),
+    """σ = μ(1 − g)^i at k = 4, relative gaps g of 0.15–0.6 % (spread as one run; unspread under the former
+    cluster rule, :func:`_former_cluster_rule`),
     exact by the k = 4 closed form (its own error estimate subtracted), with its gradient. There a ray's
     rounding, amplified ~g⁻³, is shared by all its runs (holonomic.NOISE)."""
     refs = []
@@ -374,7 +389,10 @@ def test_planted_holonomic_without_rounding_probe_fails(monkeypatch):
     (measured: 4 of 9 at k = 4, up to 3.8 times). At k = 5, 6 the rays now start at ŝ = 16
     (holonomic.NEAR_EQUAL_START), where the rounding is small enough that even the figures without the probe
     held (true / figure 0.17–0.81 when measured 2026-11-27); with the former start ŝ = 12 at m = 6 they did not
-    (2 of 5, up to 1.6 times), and the probe is what covers such rounding."""
+    (2 of 5, up to 1.6 times), and the probe is what covers such rounding. Under the former cluster rule
+    (unspread rays)."""
+    _former_cluster_rule(monkeypatch)
+    assert not _violations(_k4_near_equal_refs(), "holonomic")
     monkeypatch.setattr(holonomic, "SAFETY_NOISE", 0.0)
     assert _violations(_k4_near_equal_refs(), "holonomic")
     monkeypatch.setitem(holonomic.NEAR_EQUAL_START, 6, 12.0)
@@ -485,7 +503,9 @@ def test_planted_holonomic_coarse_run_at_the_fine_tolerance_fails(monkeypatch):
 
 def test_planted_holonomic_tight_figure_on_close_sigma_fails(monkeypatch):
     """Without the gap condition (TIGHT_GAP = 0) and the rounding probe the spread rays of a near cluster (gaps
-    ~1 %) get the tight figure, which misses their cancellation error (measured 1.1e-11 against 9.8e-11, σ = 30)."""
+    ~1 %) get the tight figure, which misses their cancellation error (measured 1.1e-11 against 9.8e-11, σ = 30).
+    Under the former cluster rule (the run spread in part)."""
+    _former_cluster_rule(monkeypatch)
     refs = _k3_near_cluster_refs()
     assert not _violations(refs, "holonomic")
     monkeypatch.setattr(holonomic, "TIGHT_GAP", 0.0)

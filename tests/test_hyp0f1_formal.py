@@ -322,7 +322,7 @@ def test_planted_near_tie_without_its_minus_rows_is_caught(monkeypatch):
     """Without the rows σ∘(1 − jδx) the extrapolated function is not even in jδ, and the polynomial in (jδ)²
     misses its odd part (measured: 5 of 79 rows outside their figures)."""
     true_rows = formal._spread_rows
-    monkeypatch.setattr(formal, "_spread_rows", lambda srt_row: true_rows(srt_row)[:3])
+    monkeypatch.setattr(formal, "_spread_rows", lambda srt_row, x: true_rows(srt_row, x)[:3])
     assert any(_near_tie_violations(seed)[:, 2].any() for seed in SEEDS)
 
 

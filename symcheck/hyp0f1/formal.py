@@ -378,7 +378,7 @@ def formal_reason(flat: np.ndarray, k: int) -> np.ndarray:
         f"a run of equal or nearly equal singular values (closer than {GAP_MIN:g} relative) within "
         f"{TIE_SEPARATION:g} (relative) of another value: the spread runs would meet")
     for r in np.flatnonzero(has_run & (out == "")):
-        if np.min(_relative_gaps(-np.sort(-_spread_rows(srt[r]), axis=1))) < GAP_MIN:
+        if np.min(_relative_gaps(-np.sort(-_spread_rows(srt[r], _spread_pattern(srt[r])), axis=1))) < GAP_MIN:
             out[r] = (f"a run of nearly equal singular values whose spread rows come closer than {GAP_MIN:g} "
                       "(relative): its gaps are too close to that limit for the run's length")
     if k == 1:
@@ -407,7 +407,7 @@ def log_hyp0f1_formal(flat: np.ndarray, k: int, want_grad: bool = False):
     """
     perm = np.argsort(-flat, axis=1, kind="stable")
     srt = np.take_along_axis(flat, perm, axis=1)
-    tied = np.array([np.any(_spread_pattern(row) != 0) for row in srt], dtype=bool)
+    tied = np.any(_relative_gaps(srt) < GAP_MIN, axis=1)  # a run (:func:`_spread_pattern`)
     value, error = np.empty(flat.shape[0]), np.empty(flat.shape[0])
     grad_srt, grad_error = np.empty(flat.shape), np.empty(flat.shape[0])
     if (~tied).any():
@@ -444,10 +444,9 @@ def _spread_pattern(srt_row: np.ndarray) -> np.ndarray:
     return x
 
 
-def _spread_rows(srt_row: np.ndarray) -> np.ndarray:
-    """The rows (j = 1, 2, 3) σ∘(1 + jδx), δ = TIE_SPREAD, x = :func:`_spread_pattern`, and, where a run is
-    not exactly tied, the rows σ∘(1 − jδx) after them (:func:`_tied`)."""
-    x = _spread_pattern(srt_row)
+def _spread_rows(srt_row: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The rows (j = 1, 2, 3) σ∘(1 + jδx), δ = TIE_SPREAD, x = :func:`_spread_pattern` of the row, and, where a
+    run is not exactly tied, the rows σ∘(1 − jδx) after them (:func:`_tied`)."""
     signs = (1.0,) if _exact_runs(srt_row, x) else (1.0, -1.0)
     return np.array([srt_row * (1 + sign * j * TIE_SPREAD * x) for sign in signs for j in (1, 2, 3)])
 
@@ -485,7 +484,7 @@ def _tied(srt_row: np.ndarray, k: int):
     (at an exact tie averaged over each run, whose components are then equal).
     """
     x = _spread_pattern(srt_row)
-    rows = _spread_rows(srt_row)
+    rows = _spread_rows(srt_row, x)
     sides = rows.shape[0] // 3
     perm = np.argsort(-rows, axis=1, kind="stable")  # the minus rows reverse the order inside a run
     srt_rows = np.take_along_axis(rows, perm, axis=1)
@@ -496,11 +495,12 @@ def _tied(srt_row: np.ndarray, k: int):
     v, e, g_srt, ge, rv, rg = _distinct(srt_rows, k, probe=probe, return_probe=True)
     e[~probe] += rv[probe]
     ge[~probe] += rg[probe]
-    lead = _leading_terms(np.vstack([srt_row, srt_rows]), k)
-    lead_g_srt = _lead_gradient(srt_rows, k)
+    stacked = np.vstack([srt_row, srt_rows])  # σ itself, then the spread rows
+    lead, lead_g_all = _leading_terms(stacked, k), _lead_gradient(stacked, k)
+    lead_grad = lead_g_all[0]
     g, lead_g = np.empty_like(g_srt), np.empty_like(g_srt)
     np.put_along_axis(g, perm, g_srt, axis=1)
-    np.put_along_axis(lead_g, perm, lead_g_srt, axis=1)
+    np.put_along_axis(lead_g, perm, lead_g_all[1:], axis=1)
     # the even parts E(j): the plus and minus rows averaged
     rest = (v - lead["lead_plus"][1:]).reshape(sides, 3).mean(axis=0)
     rest_g = (g - lead_g).reshape(sides, 3, -1).mean(axis=0)
@@ -512,7 +512,6 @@ def _tied(srt_row: np.ndarray, k: int):
     w3, w2 = np.array([1.5, -0.6, 0.1]), np.array([4.0, -1.0, 0.0]) / 3
     value = lead["lead_plus"][0] + w3 @ rest
     error = np.abs(w3) @ e + TIE_SAFETY * abs(w3 @ rest - w2 @ rest) + lead["round_lead"][0]
-    lead_grad = _lead_gradient(srt_row[None, :], k)[0]
     grad = lead_grad + w3 @ rest_g
     grad_error = np.abs(w3) @ ge + TIE_SAFETY * np.max(np.abs(w3 @ rest_g - w2 @ rest_g)) + 8 * EPS * k
     if not (np.isfinite(error) and np.isfinite(value)):

@@ -77,10 +77,20 @@ bounded by ŝⁿ/n! (|Tᵢᵢ| ≤ 1), so truncating at partition size M leaves 
 Σ_{n ≥ 2M+2−m} ŝⁿ/n! in every component: M is chosen so this is ≤ 1e-18 (G_∅ ≥ 1).
 
 Coincident σ. The coefficients βᵢⱼ, γᵢₗ blow up where σᵢ = σⱼ although F is analytic there, and
-a ray loses digits to cancellation once two σ are closer than ~1e-3 (measured: 1e-13 at a gap of
-1e-2, 7e-9 at 1e-4). Runs of consecutive sorted σ closer than ``CLUSTER_GAP``·max(1, σ) are spread:
-σ(g) = σ + g·c, with c centred and equispaced inside each run (spacing
-max(``SPREAD``·m, ``REL_SPREAD``·σ̄), ordered
+a ray loses digits to cancellation as two σ approach, faster at larger m (k = 3: 1e-13 at a gap of 1e-2,
+7e-9 at 1e-4; k = 6, two groups of three σ (1 − g)^i at σ_max = 10, 30: figures 3e-10 – 2e-9 at g = 2–4 %,
+4e-8 at 1 %, 8e-5 – 1e-4 at 0.3 %). So runs of consecutive sorted σ are spread (:func:`_clusters`): a run
+starts where two are closer than ``CLUSTER_GAP``·max(1, σ) and takes in neighbours up to ``CLUSTER_JOIN``
+times that, so a group whose gaps straddle CLUSTER_GAP is spread whole, not in part (in part, the member
+left out sat beside the moving run: figure 1e-4 at k = 6, g = 1 %); a run of only two is spread only below
+``PAIR_GAP`` (a lone pair costs a ray far fewer digits than a group, and spread it needs many more steps);
+a neighbour that holds the spread below
+``MIN_SPREAD`` joins the run; a run whose nodes would cross at every allowed g₀ (below) is left as it is
+(its gaps are then as wide as its spread). With CLUSTER_GAP = 1e-3 (before 2026-11-28) the k = 6 groups
+above were refused at g = 0.1 % (their gaps straddled it) and unspread at 0.3 %; now figures 3e-9 – 4.5e-8
+at every g from 0.01 % to 4 %. At k = 3, 4 (160 random rows, gaps 0.01–5 %, against the closed forms):
+worst true error / figure 0.004, largest relative figure 8e-10 (2e-9 with 1e-3), none refused. The spread is σ(g) = σ + g·c, with c centred and equispaced inside each run (spacing
+max(``SPREAD``·m, ``REL_SPREAD``·σ̄, ``GAP_UNIT``·the run's widest gap), ordered
 like the run so positive g widens every gap). Let P reverse each run; P c = −c and F is symmetric,
 so φ(−g) = log F(Pσ + g c). The even part φₑ(g) = [φ(g) + φ(−g)]/2 is analytic and even in g,
 φₑ(g) = log F(σ) + c₁g² + c₂g⁴ + …; the HGM computes it at g = g₀, 2g₀, …, ``RICHARDSON``·g₀ (one
@@ -88,8 +98,9 @@ ray per point for exact ties, where φ is even, two otherwise), and the polynomi
 those values is evaluated at g = 0 (Richardson extrapolation, error O(g₀^{2·RICHARDSON})). The error
 estimate is the change from the extrapolation with one point fewer plus the ray errors times the
 sum of |extrapolation weights|; a second, independent extrapolation from ``SECOND_SPREAD``·g₀ adds
-``SAFETY`` times its difference from the first (:func:`_one`). g₀ ≤ ``SPREAD``·max(1, m − 5) is cut so no run comes closer than half its
-distance to a neighbouring σ or to 0; below ``MIN_SPREAD`` the method raises ValueError. Where
+``SAFETY`` times its difference from the first (:func:`_one`). g₀ ≤ 1 is cut so no run comes closer than half
+its distance to a neighbouring σ or to 0, and shrunk by up to half so no two nodes of a run cross
+(:func:`_clear_of_crossings`); a spacing g₀·u below ``MIN_SPREAD`` raises ValueError. Where
 Σσ ≤ ŝ the initial series alone reaches s = 1 and no spreading is needed.
 
 Tiny σ. A σᵢ with σᵢ²/2 ≤ ``DROP_TOL`` is set to 0 (then dropped): ∂²log F/∂σᵢ² is a variance of
@@ -129,7 +140,17 @@ __all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "A
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
 #: Consecutive sorted σ closer than this times max(1, σ) form a cluster (spread + extrapolated).
-CLUSTER_GAP = 1e-3
+CLUSTER_GAP = 1e-2
+#: A run found at CLUSTER_GAP takes in neighbours up to CLUSTER_JOIN times as far (:func:`_clusters`).
+CLUSTER_JOIN = 1.5
+#: A run of only two σ is spread only where they are closer than PAIR_GAP·max(1, σ): a lone pair costs a ray
+#: few digits (k = m = 8, σ_max = 30, a pair 0.3 % apart: relative figure 2e-8 as one ray), but spread at
+#: 0.3–0.9 % its close nodes need > 1e5 steps (Moore's Fig. 4 draws at k = 8 ran out of the default budget).
+PAIR_GAP = 1e-3
+#: A run's spacing is at least GAP_UNIT times its widest gap, so that its nodes at −n·g never cross.
+GAP_UNIT = 6.0
+#: The factors by which a spread's g₀ may shrink to keep its nodes from crossing (:func:`_clear_of_crossings`).
+_SHRINKS = np.linspace(1.0, 0.5, 11)
 #: Spreading step g₀ of a cluster with m non-zero σ: SPREAD·m (measured: a ray with m = 6 and
 #: spacing 0.05 loses 5e-9 to cancellation, with spacing 0.1 under 1e-10).
 SPREAD = 0.02
@@ -947,16 +968,40 @@ def _lawson_suits(sig: np.ndarray, k: int) -> bool:
 
 
 def _clusters(sig: np.ndarray) -> list[tuple[int, int]]:
-    """(start, stop) of each run of ≥ 2 consecutive σ (sorted decreasingly) closer than the gap."""
+    """(start, stop) of each run of ≥ 2 consecutive σ (sorted decreasingly) to spread.
+
+    A run starts where two neighbours are closer than CLUSTER_GAP·max(1, σ) and takes in neighbours up to
+    CLUSTER_JOIN times that (so a cluster whose gaps straddle CLUSTER_GAP is spread whole, never in part); a
+    run of two is kept only if the two are closer than PAIR_GAP·max(1, σ); then, while a neighbour outside a run holds the spread below MIN_SPREAD (:func:`_spread_direction`), the
+    two are joined.
+    """
+    close = sig[:-1] - sig[1:] < CLUSTER_GAP * np.maximum(1.0, sig[:-1])
+    near = sig[:-1] - sig[1:] < CLUSTER_JOIN * CLUSTER_GAP * np.maximum(1.0, sig[:-1])
     runs = []
     i = 0
-    while i < sig.shape[0]:
+    while i < sig.shape[0] - 1:
         j = i
-        while j + 1 < sig.shape[0] and sig[j] - sig[j + 1] < CLUSTER_GAP * max(1.0, sig[j]):
+        while j < sig.shape[0] - 1 and near[j]:
             j += 1
-        if j > i:
+        if close[i:j].any() and (j - i >= 2 or sig[i] - sig[j] < PAIR_GAP * max(1.0, sig[i])):
             runs.append((i, j + 1))
         i = j + 1
+    while runs:
+        c, g0, spacing = _spread_direction(sig, runs)
+        if spacing * SECOND_SPREAD >= MIN_SPREAD:
+            break
+        edges = [e for e in range(sig.shape[0] - 1) if not any(a <= e < b - 1 for a, b in runs)]
+        limits = [0.5 * (sig[e] - sig[e + 1]) / (RICHARDSON * abs(c[e] - c[e + 1]))
+                  if c[e] != c[e + 1] else np.inf for e in edges]
+        if not limits or min(limits) > g0:  # held by the last σ's distance to 0: nothing to join
+            break
+        e = edges[int(np.argmin(limits))]
+        left = next((r for r in runs if r[0] <= e < r[1]), (e, e + 1))
+        right = next((r for r in runs if r[0] <= e + 1 < r[1]), (e + 1, e + 2))
+        runs = sorted([r for r in runs if r not in (left, right)] + [(left[0], right[1])])
+    if runs:  # a run whose nodes cross at every allowed g₀ has gaps as wide as its spread: left as it is
+        c, g0, _ = _spread_direction(sig, runs)
+        runs = [run for run in runs if not all(_run_crosses(sig, c, shrink * g0, run) for shrink in _SHRINKS)]
     return runs
 
 
@@ -976,7 +1021,8 @@ def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float, float]:
     spacing = np.inf
     for i, j in runs:
         n = j - i
-        unit = max(SPREAD * sig.shape[0], REL_SPREAD * float(sig[i:j].mean()))
+        unit = max(SPREAD * sig.shape[0], REL_SPREAD * float(sig[i:j].mean()),
+                   GAP_UNIT * float(np.max(sig[i:j - 1] - sig[i + 1:j])))
         c[i:j] = (0.5 * (n - 1) - np.arange(n)) * unit  # sig decreasing: the first gets the largest offset
         same_run[i:j - 1] = True
         spacing = min(spacing, unit)
@@ -990,8 +1036,22 @@ def _spread_direction(sig: np.ndarray, runs) -> tuple[np.ndarray, float, float]:
     return c, g0, g0 * spacing
 
 
+def _run_crosses(sig: np.ndarray, c: np.ndarray, g: float, run: tuple[int, int]) -> bool:
+    """Whether a node σ − n·gg·c (n ≤ RICHARDSON, gg ∈ {g, SECOND_SPREAD·g}) brings two σ of the run closer
+    than half their spacing at gg."""
+    i, j = run
+    gaps = sig[i:j, None] - sig[None, i:j]
+    dc = c[i:j, None] - c[None, i:j]
+    upper = np.triu_indices(j - i, 1)
+    for gg in (g, SECOND_SPREAD * g):
+        for n in range(1, RICHARDSON + 1):
+            if np.min(np.abs(gaps - n * gg * dc)[upper]) < 0.5 * gg * np.min(np.abs(dc[upper])):
+                return True
+    return False
+
+
 def _clear_of_crossings(sig: np.ndarray, c: np.ndarray, g0: float, runs) -> float:
-    """g₀ shrunk (by at most half) until no node σ − n·g·c (n ≤ RICHARDSON, g ∈ {g₀,
+    """g₀ shrunk (by at most half, ``_SHRINKS``) until no node σ − n·g·c (n ≤ RICHARDSON, g ∈ {g₀,
     SECOND_SPREAD·g₀}) brings two σ of a run closer than half their spacing at g.
 
     Only nearly (not exactly) tied σ cross on the minus side of the spread: σᵢ − σⱼ − g(cᵢ − cⱼ)
@@ -999,19 +1059,9 @@ def _clear_of_crossings(sig: np.ndarray, c: np.ndarray, g0: float, runs) -> floa
     """
     if all(np.all(sig[i:j] == sig[i]) for i, j in runs):
         return g0
-    for shrink in np.linspace(1.0, 0.5, 11):
-        g = shrink * g0
-        clear = True
-        for gg in (g, SECOND_SPREAD * g):
-            for i, j in runs:
-                gaps = sig[i:j, None] - sig[None, i:j]
-                dc = c[i:j, None] - c[None, i:j]
-                upper = np.triu_indices(j - i, 1)
-                for n in range(1, RICHARDSON + 1):
-                    if np.min(np.abs(gaps - n * gg * dc)[upper]) < 0.5 * gg * np.min(np.abs(dc[upper])):
-                        clear = False
-        if clear:
-            return g
+    for shrink in _SHRINKS:
+        if not any(_run_crosses(sig, c, shrink * g0, run) for run in runs):
+            return shrink * g0
     raise ValueError("sigma: a cluster of nearly equal singular values cannot be spread without "
                      "its nodes crossing (holonomic method)")
 
