@@ -9,6 +9,7 @@ goal of issue 7). Planted errors (a wrong coefficient of the Pfaffian system, no
 a truncated initial series) must be caught by the same comparisons.
 """
 
+import functools
 import math
 import warnings
 
@@ -19,6 +20,7 @@ import pytest
 import symcheck
 from symcheck.hyp0f1 import asymptotic, closed_form, holonomic, series
 from symcheck.hyp0f1.api import AUTO_RTOL, Hyp0f1AccuracyWarning, Hyp0f1Info
+from symcheck.hyp0f1.reference import hyp0f1_reference
 from symcheck.hyp0f1.reference_data import so4_series_mp
 
 EPS = np.finfo(float).eps
@@ -349,6 +351,30 @@ def test_planted_pairs_spread_like_groups_run_out_of_steps(monkeypatch):
 
 def test_a_very_close_pair_is_spread():
     assert holonomic._clusters(_close_pair(5e-4)) == [(1, 3)]
+
+
+@functools.lru_cache(maxsize=None)
+def _wide_run(g):
+    """k = 5, every σ in one run 4(1 − g)^i, and log ₀F₁ by the mpmath series at 20 digits (its own error
+    below 1e-17)."""
+    sig = 4.0 * (1 - g) ** np.arange(5)
+    return sig, float(mpmath.log(hyp0f1_reference(sig, 5, dps=20)))
+
+
+@pytest.mark.parametrize("g", [3e-3, 7e-3])
+def test_a_wide_run_keeps_the_better_of_spread_and_unspread(g):
+    """A run of five σ ≈ 4 with gaps of 0.3 % or 0.7 %: spread, figure 1.2e-8 / 1.3e-6; unspread 1e-6 / 2.4e-8
+    (measured against the mpmath series). The smaller is kept, and holds."""
+    sig, ref = _wide_run(g)
+    value, error = symcheck.log_hyp0f1(sig, 5, method="holonomic", return_error=True)
+    assert abs(value - ref) <= error + 1e-15 and error < 1e-7
+
+
+def test_planted_a_wide_run_only_spread_loses_digits(monkeypatch):
+    monkeypatch.setattr(holonomic, "UNSPREAD_GAP", np.inf)
+    sig, ref = _wide_run(7e-3)
+    value, error = symcheck.log_hyp0f1(sig, 5, method="holonomic", return_error=True)
+    assert abs(value - ref) <= error and error > 1e-7
 
 
 @pytest.mark.parametrize("seed", [0, 1])

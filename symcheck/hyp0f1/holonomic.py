@@ -84,12 +84,16 @@ starts where two are closer than ``CLUSTER_GAP``·max(1, σ) and takes in neighb
 times that, so a group whose gaps straddle CLUSTER_GAP is spread whole, not in part (in part, the member
 left out sat beside the moving run: figure 1e-4 at k = 6, g = 1 %); a run of only two is spread only below
 ``PAIR_GAP`` (a lone pair costs a ray far fewer digits than a group, and spread it needs many more steps);
-a neighbour that holds the spread below
-``MIN_SPREAD`` joins the run; a run whose nodes would cross at every allowed g₀ (below) is left as it is
-(its gaps are then as wide as its spread). With CLUSTER_GAP = 1e-3 (before 2026-11-28) the k = 6 groups
-above were refused at g = 0.1 % (their gaps straddled it) and unspread at 0.3 %; now figures 3e-9 – 4.5e-8
-at every g from 0.01 % to 4 %. At k = 3, 4 (160 random rows, gaps 0.01–5 %, against the closed forms):
-worst true error / figure 0.004, largest relative figure 8e-10 (2e-9 with 1e-3), none refused. The spread is σ(g) = σ + g·c, with c centred and equispaced inside each run (spacing
+a neighbour that holds the spread below ``MIN_SPREAD`` joins the run; a run whose nodes would cross at every
+allowed g₀ (below) is left as it is (its gaps are then as wide as its spread). With CLUSTER_GAP = 1e-3 (before
+2026-11-28) the k = 6 groups above were refused at g = 0.1 % (their gaps straddled it) and unspread at 0.3 %;
+now figures 3e-9 – 4.5e-8 at every g from 0.01 % to 4 %. At k = 3, 4 (160 random rows, gaps 0.01–5 %, against
+the closed forms): worst true error / figure 0.004, largest relative figure 8e-10 (2e-9 with 1e-3), none
+refused. Spreading a wide run does not always win: at small σ its spread is wide against σ (GAP_UNIT·gap per
+node) and the extrapolation loses (k = 5, all σ 4(1 − g)^i: figure 1.3e-6 spread against 2.4e-8 unspread at
+g = 0.7 %, 1.2e-8 against 1e-6 at 0.3 %, both against the mpmath series). So a run whose gaps are all at least
+``UNSPREAD_GAP`` is also tried unspread, and the smaller figure kept (:func:`_one`). The spread is
+σ(g) = σ + g·c, with c centred and equispaced inside each run (spacing
 max(``SPREAD``·m, ``REL_SPREAD``·σ̄, ``GAP_UNIT``·the run's widest gap), ordered
 like the run so positive g widens every gap). Let P reverse each run; P c = −c and F is symmetric,
 so φ(−g) = log F(Pσ + g c). The even part φₑ(g) = [φ(g) + φ(−g)]/2 is analytic and even in g,
@@ -98,7 +102,7 @@ ray per point for exact ties, where φ is even, two otherwise), and the polynomi
 those values is evaluated at g = 0 (Richardson extrapolation, error O(g₀^{2·RICHARDSON})). The error
 estimate is the change from the extrapolation with one point fewer plus the ray errors times the
 sum of |extrapolation weights|; a second, independent extrapolation from ``SECOND_SPREAD``·g₀ adds
-``SAFETY`` times its difference from the first (:func:`_one`). g₀ ≤ 1 is cut so no run comes closer than half
+``SAFETY`` times its difference from the first (:func:`_spread`). g₀ ≤ 1 is cut so no run comes closer than half
 its distance to a neighbouring σ or to 0, and shrunk by up to half so no two nodes of a run cross
 (:func:`_clear_of_crossings`); a spacing g₀·u below ``MIN_SPREAD`` raises ValueError. Where
 Σσ ≤ ŝ the initial series alone reaches s = 1 and no spreading is needed.
@@ -147,6 +151,11 @@ CLUSTER_JOIN = 1.5
 #: few digits (k = m = 8, σ_max = 30, a pair 0.3 % apart: relative figure 2e-8 as one ray), but spread at
 #: 0.3–0.9 % its close nodes need > 1e5 steps (Moore's Fig. 4 draws at k = 8 ran out of the default budget).
 PAIR_GAP = 1e-3
+#: A run whose every gap is at least UNSPREAD_GAP·max(1, σ) is also tried unspread, with as many steps as the
+#: spread took, and the answer with the smaller figure kept (:func:`_one`). Neither wins everywhere: runs of all
+#: k σ (1 − g)^i at g = 0.7 %, k = 5, σ = 6: figure 6e-6 spread, 2e-7 unspread; at g = 0.3 %: 2e-8 spread, 8e-7
+#: unspread (k = 6: the unspread ray runs out of steps).
+UNSPREAD_GAP = 1e-3
 #: A run's spacing is at least GAP_UNIT times its widest gap, so that its nodes at −n·g never cross.
 GAP_UNIT = 6.0
 #: The factors by which a spread's g₀ may shrink to keep its nodes from crossing (:func:`_clear_of_crossings`).
@@ -230,7 +239,7 @@ PROBES = 2
 #: between 0.1 and 4·NOISE where measured (responses ≤ 1e-3); rays that would reach 0.1 (k = 5–7, gaps ~0.1 %)
 #: needed more than 4e5 steps when measured 2026-11-27.
 PROBE_LINEAR = 0.1
-#: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_one`).
+#: Clusters are extrapolated a second time from spreads scaled by this factor (:func:`_spread`).
 SECOND_SPREAD = 0.6
 #: Safety factor of the general error estimate (value and gradient; clusters' Richardson terms; every
 #: ray outside the regime of `SAFETY_TIGHT`): the largest ratio true error / raw estimate measured on the
@@ -1267,6 +1276,32 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
     """(log F, its error estimate, gradient (m,), gradient error estimate) for one row (σ sorted
     decreasingly, all > 0), safety factors included; ``max_steps`` is shared by all its rays.
 
+    The runs of :func:`_clusters` are spread (:func:`_spread`). Where some run has every gap at least
+    UNSPREAD_GAP·max(1, σ), the row is run again with those runs unspread, allowed as many steps as the first
+    took (or what it left), and of the two answers (each with its own figure) the one with the smaller value
+    figure is returned, with its gradient.
+    """
+    if not _needs_spreading(sig):  # no cluster, or the series alone reaches s = 1
+        value, err, _, grad, gerr, _ = _checked_ray(sig, k, tol, max_steps)
+        return value, err, grad, gerr
+    runs = _clusters(sig)
+    best = _spread(sig, k, tol, max_steps, runs)
+    wide = [(i, j) for i, j in runs
+            if np.all(sig[i:j - 1] - sig[i + 1:j] >= UNSPREAD_GAP * np.maximum(1.0, sig[i:j - 1]))]
+    if wide:
+        try:
+            allowed = min(best[4], max_steps - best[4])
+            other = _spread(sig, k, tol, allowed, [run for run in runs if run not in wide]) if allowed > 0 else None
+        except (RuntimeError, ValueError):  # out of the steps allowed, or what is left cannot be spread
+            other = None
+        if other is not None and other[1] < best[1]:
+            best = other
+    return best[:4]
+
+
+def _spread(sig: np.ndarray, k: int, tol: float, max_steps: int, runs):
+    """(log F, figure, gradient, gradient figure, steps used) with the given runs spread (none: one ray).
+
     Clusters are extrapolated twice, from spreads g₀ and SECOND_SPREAD·g₀ (independent rays and
     nodes): the answer is the first, its figure the first's own plus SAFETY times the difference of the
     two results, a check on the extrapolation that the first's Richardson change cannot make. The second's
@@ -1277,18 +1312,18 @@ def _one(sig: np.ndarray, k: int, tol: float, max_steps: int):
     ratios 1/3–0.95; 0.02 on equal spectra at k = 2–4), and at k = 5 (σ_max = 100–1000) the answers agreed
     with the formal series to 1.4e-11 against figures ≥ 2.6e-9 (measured 2026-11-27).
     """
-    if not _needs_spreading(sig):  # no cluster, or the series alone reaches s = 1
-        value, err, _, grad, gerr, _ = _checked_ray(sig, k, tol, max_steps)
-        return value, err, grad, gerr
-    runs = _clusters(sig)
+    if not runs:
+        value, err, used, grad, gerr, _ = _checked_ray(sig, k, tol, max_steps)
+        return value, err, grad, gerr, used
     c, g0, spacing = _spread_direction(sig, runs)
     g0 = _clear_of_crossings(sig, c, g0, runs)
     if spacing * SECOND_SPREAD < MIN_SPREAD:
         raise ValueError("sigma: a cluster of nearly equal singular values lies too close to another "
                          f"singular value or to 0 for the holonomic method to separate it (spacing {spacing:.1e})")
     value, err, grad, gerr, used = _extrapolated(sig, k, tol, max_steps, c, g0, runs)
-    v2, _, g2, _, _ = _extrapolated(sig, k, tol, max_steps - used, c, SECOND_SPREAD * g0, runs)
-    return value, err + SAFETY * abs(value - v2), grad, gerr + SAFETY * float(np.max(np.abs(grad - g2)))
+    v2, _, g2, _, used2 = _extrapolated(sig, k, tol, max_steps - used, c, SECOND_SPREAD * g0, runs)
+    return (value, err + SAFETY * abs(value - v2), grad, gerr + SAFETY * float(np.max(np.abs(grad - g2))),
+            used + used2)
 
 
 def default_max_steps(m: int, work: float = STEP_WORK) -> int:
