@@ -173,6 +173,26 @@ class Holonomic:
         log_hyp0f1(self.sig, m, method="holonomic")
 
 
+class HolonomicWideRuns:
+    """The holonomic method per value on one run of all k σ = 10(1 − g)^i, k = 5, 6: at g = 0.05 % spread only,
+    at 0.3 % and 0.7 % (gaps ≥ UNSPREAD_GAP) spread and then unspread, the smaller figure kept (≤ 2 × the
+    spread alone)."""
+
+    params = [[5, 6], [5e-4, 3e-3, 7e-3]]
+    param_names = ["k", "gap"]
+    timeout = 300
+
+    def setup(self, k, gap):
+        self.sig = (10.0 * (1 - gap) ** np.arange(k))[None, :]
+        try:  # compile, and skip a case beyond the default step budget (it raises, naming max_steps)
+            log_hyp0f1(self.sig, k, method="holonomic")
+        except ValueError as err:
+            raise NotImplementedError(str(err)) from None
+
+    def time_one_value(self, k, gap):
+        log_hyp0f1(self.sig, k, method="holonomic")
+
+
 class Formal:
     """The formal series at s = ∞ per value by the number m of non-zero σ (state 2^m), σ = 1000·(1, …, 0.1)
     geometrically spaced, k = m (full rank, where auto takes it from m = 8 on) and k = 20 (rank-deficient),
