@@ -151,6 +151,15 @@ class Methods:
         log_hyp0f1(self.sig, k, method=method)
 
 
+def _holonomic_or_skip(sig, k):
+    """Compile the holonomic method on the row, and skip a case beyond its default step budget (it raises,
+    naming max_steps)."""
+    try:
+        log_hyp0f1(sig, k, method="holonomic")
+    except ValueError as err:
+        raise NotImplementedError(str(err)) from None
+
+
 class Holonomic:
     """The holonomic method per value by the number m of non-zero σ (rank 2^m): spread
     σ = 10·(1, …, 0.1) and two clusters (m/2 values at 10, m/2 at 3); k = m. m ≤ 12 (MAX_M)."""
@@ -164,10 +173,7 @@ class Holonomic:
             self.sig = 10.0 * np.geomspace(1.0, 0.1, m)[None, :]
         else:
             self.sig = np.concatenate([np.full(m // 2, 10.0), np.full(m - m // 2, 3.0)])[None, :]
-        try:  # compile, and skip a case beyond the default step budget (it raises, naming max_steps)
-            log_hyp0f1(self.sig, m, method="holonomic")
-        except ValueError as err:
-            raise NotImplementedError(str(err)) from None
+        _holonomic_or_skip(self.sig, m)
 
     def time_one_value(self, m, shape):
         log_hyp0f1(self.sig, m, method="holonomic")
@@ -184,10 +190,7 @@ class HolonomicWideRuns:
 
     def setup(self, k, gap):
         self.sig = (10.0 * (1 - gap) ** np.arange(k))[None, :]
-        try:  # compile, and skip a case beyond the default step budget (it raises, naming max_steps)
-            log_hyp0f1(self.sig, k, method="holonomic")
-        except ValueError as err:
-            raise NotImplementedError(str(err)) from None
+        _holonomic_or_skip(self.sig, k)
 
     def time_one_value(self, k, gap):
         log_hyp0f1(self.sig, k, method="holonomic")
