@@ -158,6 +158,22 @@ def test_refuses_what_it_cannot_do():
         symcheck.log_hyp0f1(np.array([5.0, 2.0, 1.0]), 3, method="holonomic", rtol=0.5)
 
 
+
+def test_a_ray_whose_state_loses_its_sign_says_so(monkeypatch):
+    """F = G_∅ > 0, so a state whose mean comes out ≤ 0 at s = 1 has lost every digit (rounding amplified by
+    close σ: a disturbed run at k = 8, σ = (10⁴, (10/3)⁴) spread, 10× the auto work). Planted by negating the
+    integrated state: the method names the failure instead of raising "math domain error" from log."""
+    integrate = holonomic._integrate
+
+    def swamped(Y, *args):
+        out = integrate(Y, *args)
+        Y *= -1.0
+        return out
+
+    monkeypatch.setattr(holonomic, "_integrate", swamped)
+    with pytest.raises(ValueError, match="sigma: the holonomic ray lost all accuracy"):
+        symcheck.log_hyp0f1(np.array([30.0, 20.0, 10.0]), 3, method="holonomic")
+
 # --- the error / info contract of log_hyp0f1 -----------------------------------------------------
 
 METHOD_CASES = [

@@ -941,7 +941,9 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
     rejected, what ``max_steps`` limits). The gradient is
     G_{{i}}/G_∅ at s = 1 (module docstring, (2): G_{{i}} = E[Tᵢᵢ e^{Σσⱼ Tⱼⱼ}] = ∂F/∂σᵢ). Raises
-    RuntimeError when the step budget is exhausted.
+    RuntimeError when the step budget is exhausted, or when the state's mean G_∅ = F comes out ≤ 0 (rounding
+    amplified by close σ swamped it: seen in a disturbed run of :func:`_checked_ray`, k = 8, σ = (10⁴, (10/3)⁴)
+    spread, 10× the auto work).
     """
     m = sig.shape[0]
     b = 0.5 * k
@@ -960,6 +962,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
     if not np.isfinite(err):
         raise RuntimeError(f"the holonomic ray needs more than max_steps={max_steps} steps")
     g0 = np.sum(G) / G.shape[0]
+    if not g0 > 0.0 or not np.isfinite(logscale):  # F > 0: rounding, amplified by close σ, swamped the state
+        raise RuntimeError(f"the holonomic ray lost all accuracy (its state's mean is {g0:.3g} at s = 1)")
     value = math.log(g0) + logscale
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
