@@ -168,3 +168,14 @@ def test_raising_the_partition_limit_takes_effect_after_a_call(monkeypatch):
     before = reference._degree_cap(8)
     monkeypatch.setattr(reference, "MAX_PARTITIONS", 150_000)
     assert reference._degree_cap(8) > before
+
+
+def test_a_call_sets_its_own_partition_limit():
+    """max_partitions bounds one call: k = 5, σ = 10…1 needs degree 56 at 20 digits, 73 718 partitions, and is
+    refused below that with the limit named (also by the default MAX_PARTITIONS = 40 000); a non-integer limit
+    is refused."""
+    sig = np.linspace(10.0, 1.0, 5)
+    with pytest.raises(ValueError, match="max_partitions=73717 partitions"):
+        reference.hyp0f1_reference(sig, 5, dps=20, max_partitions=73_717)
+    with pytest.raises(ValueError, match="max_partitions must be an integer"):
+        reference.hyp0f1_reference(sig, 5, dps=20, max_partitions=1.5)
