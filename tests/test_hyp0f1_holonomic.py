@@ -377,6 +377,28 @@ def _wide_run(g):
     return sig, float(mpmath.log(hyp0f1_reference(sig, 5, dps=20)))
 
 
+def test_the_check_extrapolation_runs_each_ray_once_for_the_same_answer(monkeypatch):
+    """The second extrapolation of a cluster (from SECOND_SPREAD·g₀) enters the figure only through its value,
+    so its rays run once, without coarse or probe runs: k = 4, σ = 20, 20(1 − 1e-4), 5, 5(1 − 1e-4) gives the
+    same value, gradient and figures as with every run made, from fewer ray runs."""
+    sig = np.array([20.0, 20.0 * (1 - 1e-4), 5.0, 5.0 * (1 - 1e-4)])
+    ray, calls = holonomic._ray, []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return ray(*args, **kwargs)
+
+    monkeypatch.setattr(holonomic, "_ray", counted)
+    lean = holonomic._one(sig, 4, 1e-13, 10**6)
+    lean_calls = len(calls)
+    extrapolated = holonomic._extrapolated
+    monkeypatch.setattr(holonomic, "_extrapolated", lambda *args, value_only=False: extrapolated(*args))
+    calls.clear()
+    full = holonomic._one(sig, 4, 1e-13, 10**6)
+    assert lean_calls < len(calls)
+    assert lean[0] == full[0] and lean[1] == full[1] and np.array_equal(lean[2], full[2]) and lean[3] == full[3]
+
+
 @pytest.mark.parametrize("g", [3e-3, 7e-3])
 def test_a_wide_run_keeps_the_better_of_spread_and_unspread(g):
     """A run of five σ ≈ 4 with gaps of 0.3 % or 0.7 %: spread, figure 1.2e-8 / 1.3e-6; unspread 1e-6 / 2.4e-8

@@ -1,10 +1,10 @@
 """Report section: log ₀F₁ to 1e-10 for k ≤ 20 and σ up to 1e4 — what ``auto`` delivers, checked.
 
 For every input of a grid (k ≤ 20 — Moore's Fig. 4 runs at k = 20; σ_max from 0 to 1e4; six
-spectrum shapes: spread, all equal, two clusters of exactly equal values, two near clusters (consecutive
-values NEAR_CLUSTER_GAP = 1e-4 apart, relative: a fitted spectrum is rarely exactly tied), two loose clusters
-(LOOSE_CLUSTER_GAP = 0.5 % apart: too far apart for the formal series' runs, where the holonomic method chooses
-between spreading a run and one ray), rank-deficient) the
+spectrum shapes: spread, all equal, two clusters of exactly equal values, two near clusters
+(consecutive values NEAR_CLUSTER_GAP = 1e-4 apart, relative: a fitted spectrum is rarely exactly
+tied), two loose clusters (LOOSE_CLUSTER_GAP = 0.5 % apart: too far apart for the formal series'
+runs, where the holonomic method chooses between spreading a run and one ray), rank-deficient) the
 table gives the route `log_hyp0f1(method="auto")` took, the error figure it returned (a proven
 bound for the series, an estimate otherwise), and the difference from a *different* route:
 
@@ -18,11 +18,12 @@ bound for the series, an estimate otherwise), and the difference from a *differe
 * where none of those reaches the goal, the mpmath series up to MP_SERIES_SLOW_PARTITIONS partitions
   (σ_max = 10 at k = 5, 6; σ_max = 3 at every k ≤ 20; seconds to a minute a row);
 * where no deterministic route reaches the goal, Monte Carlo over O(k) (Haar draws, or saddle-point
-  importance sampling, whichever a pilot run finds with the smaller standard error) with its standard error: a statistical check, labelled as such,
-  never a verification. It counts only where the Pareto tail index k̂ of its weights is below 0.5 by two
-  of its standard errors (Vehtari et al. 2024): above ½ the weights have infinite variance, the sample misses those that carry
-  the mean, and its standard error says nothing (Haar draws at k = 20, rank-deficient σ_max = 100: 87 nats low, standard error 0.95,
-  k̂ = 6.3); the row then says so instead of comparing.
+  importance sampling, whichever a pilot run finds with the smaller standard error) with its standard
+  error: a statistical check, labelled as such, never a verification. It counts only where the Pareto
+  tail index k̂ of its weights is below 0.5 by two of its standard errors (Vehtari et al. 2024): above ½
+  the weights have infinite variance, the sample misses those that carry the mean, and its standard
+  error says nothing (Haar draws at k = 20, rank-deficient σ_max = 100: 87 nats low, standard error
+  0.95, k̂ = 6.3); the row then says so instead of comparing.
 
 A row is **verified** when the difference is within the sum of the two routes' error figures (for
 Monte Carlo: auto's figure plus 4 standard errors) and both figures are within the goal
@@ -92,7 +93,8 @@ def _shapes(k: int, s: float) -> dict:
         out["near clusters"] = np.concatenate([s * shrink ** np.arange(k // 2),
                                                s / 3 * shrink ** np.arange(k - k // 2)])
         loose = 1.0 - LOOSE_CLUSTER_GAP
-        out["loose clusters"] = np.concatenate([s * loose ** np.arange(k // 2), s / 3 * loose ** np.arange(k - k // 2)])
+        out["loose clusters"] = np.concatenate([s * loose ** np.arange(k // 2),
+                                                s / 3 * loose ** np.arange(k - k // 2)])
     return out
 
 
@@ -191,7 +193,8 @@ def _monte_carlo(sig: np.ndarray, k: int, seed: int):
             continue
         label = "Haar Monte Carlo" if proposal == "haar" else "saddle-point importance sampling"
         if np.isfinite(se) and khat_trusted(khat, MC_SAMPLES):
-            return float(v), MC_Z * float(se), f"{label} (statistical: {MC_Z:g} SE = {MC_Z * se:.1e}, Pareto k̂ {khat:.2f})"
+            return (float(v), MC_Z * float(se),
+                    f"{label} (statistical: {MC_Z:g} SE = {MC_Z * se:.1e}, Pareto k̂ {khat:.2f})")
         unreliable.append(f"{label}'s weights have Pareto k̂ = {float(khat):.2f}")
     if unreliable:
         return f"no reliable Monte Carlo: {'; '.join(unreliable)}, not safely below {KHAT_RELIABLE}"
@@ -343,8 +346,8 @@ def render(ctx) -> str:
     lines.append("")
     lines.append("### Summary by spectrum shape")
     lines.append("")
-    lines += _summary_lines(rows, "shape", ["spread", "equal", "two clusters", "near clusters", "loose clusters",
-                                                   "rank-deficient"])
+    shapes = ["spread", "equal", "two clusters", "near clusters", "loose clusters", "rank-deficient"]
+    lines += _summary_lines(rows, "shape", shapes)
     lines.append("")
     lines.append("### Every input")
     lines.append("")
