@@ -548,23 +548,33 @@ def test_the_probe_runs_draw_independent_signs():
 
 
 def test_a_second_probe_run_lifts_a_probe_dominated_figure(monkeypatch):
-    """σ = (61.398…, 61.325…, 61.251…, 61.178…) at k = 4 (gaps 0.12 %): an adversarial sweep found true error /
-    figure 0.61 there with one probe run, against the positive SO(4) series at 60 digits (independent of the
-    holonomic system). The probe's response and the true rounding error are two draws of one noise, so one
-    run leaves their ratio a heavy tail; the larger of two independent responses brought this row to 0.0034
-    (measured 2026-11-27). Both are checked: with PROBES runs the figure holds, with one the ratio is back
-    above a half (the second run, not luck elsewhere, is what moved it)."""
-    sig = np.array([61.39825686914404, 61.324830405275684, 61.25149175246046, 61.178240805684716])
-    with mpmath.workdps(60):
-        exact = float(so4_series_mp(sig))
+    """Four rows σ = μ(1 − g)^i at k = 4 (gaps 0.09–0.12 %) found by adversarial sweeps of true error / figure with
+    one probe run, against the positive SO(4) series at 60 digits (independent of the holonomic system): 0.74,
+    0.63, 0.54 and 0.16 with one probe, 0.0015–0.0051 with two (measured 2026-11-28; the last row, swept
+    2026-11-27 under another summation order of the start, then gave 0.61 and 0.0034). The probe's response and
+    the true rounding error are two draws of one noise, so one run leaves their ratio a heavy tail; the larger of
+    two independent responses tames it. Both are checked: with PROBES runs every figure holds, with one the worst
+    ratio is back above a half (the second run, not luck elsewhere, is what moved it). Which row is worst moves
+    with the rounding realisation; rows from two realisations keep the check from resting on one."""
+    rows = [[56.653857643389756, 56.602455251357284, 56.55109949702993, 56.49979033809302],
+            [33.897713001061746, 33.85675342790366, 33.81584334736572, 33.77498269964458],
+            [93.15422092479355, 93.05706227258946, 92.96000495560781, 92.86304886815725],
+            [61.39825686914404, 61.324830405275684, 61.25149175246046, 61.178240805684716]]
+    exact = {}
+    for sig in rows:
+        with mpmath.workdps(60):
+            exact[sig[0]] = float(so4_series_mp(np.array(sig)))
 
-    def ratio():
-        v, err, *_ = holonomic._checked_ray(sig, 4, 1e-13, 10**6, concurrent=False)  # the default rtol
-        return abs(v - exact) / err
+    def worst():
+        ratios = []
+        for sig in rows:
+            v, err, *_ = holonomic._checked_ray(np.array(sig), 4, 1e-13, 10**6, concurrent=False)  # default rtol
+            ratios.append(abs(v - exact[sig[0]]) / err)
+        return max(ratios)
 
-    assert ratio() <= 1.0
+    assert worst() <= 1.0
     monkeypatch.setattr(holonomic, "PROBES", 1)
-    assert ratio() > 0.5
+    assert worst() > 0.5
 
 
 def test_a_probe_beyond_its_linear_range_gives_an_infinite_figure(monkeypatch):

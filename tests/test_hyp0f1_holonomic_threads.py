@@ -69,7 +69,7 @@ def test_budget_edge_is_the_same_in_order_and_at_once(rays, k, threads):
         threads(n)
         again, _ = holonomic._checked_rays(rays, k, 1e-13, least)
         assert all(np.array_equal(a[1], b[1]) and a[0] == b[0] for a, b in zip(done, again))
-        with pytest.raises(RuntimeError, match="max_steps"):
+        with pytest.raises(holonomic.StepBudgetExceeded, match="max_steps"):
             holonomic._checked_rays(rays, k, 1e-13, least - 1)
 
 
@@ -87,5 +87,5 @@ def test_planted_budget_check_left_out_fails(threads, monkeypatch):
                         lambda calls: [tuple(r[:5]) + (0,) for r in real(calls)])  # every ray reports it needs 0
     holonomic._checked_rays(rays, 6, 1e-13, least - 1)  # no RuntimeError: the outcome differs from in order
     monkeypatch.undo()
-    with pytest.raises(RuntimeError, match="max_steps"):
+    with pytest.raises(holonomic.StepBudgetExceeded, match="max_steps"):
         holonomic._checked_rays(rays, 6, 1e-13, least - 1)

@@ -66,7 +66,8 @@ Cost. Each order applies every M_p to one vector at once: the Q(i, S) recursion 
 polynomial-in-u coefficients (:func:`_poly_coupling`), O(P·m²·2^m) for P = ``MAX_ORDER`` + 2 powers, so
 N orders cost O(N·P·m²·2^m) and memory O(P·m·2^m) (asv ``Formal``, σ = 1000·(1 … 0.1), value and rounding
 probe: m = 10 in 12 ms, 12 in 59 ms, 16 in 1.9 s and ~0.1 GB; a tie costs three such rows and a probe,
-a near tie six and a probe: 9 s at m = 16). The method takes
+a near tie six and a probe: 9 s at m = 16, on one thread; the rows, then their probes, run on Numba's
+threads, :func:`_in_threads`). The method takes
 m ≤ ``MAX_M``.
 
 Truncation and error figure (an estimate, not a bound; it also holds the two estimates above). The orders are summed while the terms fall:
@@ -101,7 +102,7 @@ import numpy as np
 from numba import njit
 
 from symcheck.hyp0f1 import asymptotic
-from symcheck.hyp0f1.holonomic import _coefficients, _walsh
+from symcheck.hyp0f1.holonomic import _coefficients, _concurrently, _walsh
 
 __all__ = ["MAX_M", "MAX_ORDER", "formal_reason", "log_hyp0f1_formal"]
 
@@ -144,7 +145,7 @@ EPS = float(np.finfo(float).eps)
 _LOG_2PI = float(np.log(2 * np.pi))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _poly_coupling(x, sig, a, beta, gamma, out, Q):
     """out[p, S] = (M_p x)_S for p = 0 … P (P = out.shape[0] − 1): the Pfaffian matrix of
     :mod:`symcheck.hyp0f1.holonomic` applied to x, as a polynomial in u = 1/s.
@@ -519,6 +520,17 @@ def _tied(srt_row: np.ndarray, k: int):
     return value, error, grad, grad_error
 
 
+def _in_threads(calls) -> list:
+    """``[f(*args) for f, args in calls]``, on Numba's thread count (holonomic._concurrently: one thread in the
+    report's workers; :func:`_poly_coupling`, the bulk of a row, releases the GIL), raising the first exception
+    in order. The rows are independent, so the results are the same bit for bit."""
+    out = _concurrently(calls)
+    for outcome in out:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return out
+
+
 def _distinct(srt: np.ndarray, k: int, probe: np.ndarray | None = None, return_probe: bool = False):
     """Rows (n, k) of σ sorted decreasingly with distinct non-zero entries: value, figure, gradient (sorted
     order), figure (module notes). Rows where ``probe`` is False skip the rounding probe and leave its term
@@ -529,10 +541,14 @@ def _distinct(srt: np.ndarray, k: int, probe: np.ndarray | None = None, return_p
     parts = _leading_terms(srt, k)
     value, error = np.empty(n_rows), np.empty(n_rows)
     grad, grad_error = np.empty((n_rows, k)), np.empty(n_rows)
+    lead = list(zip(parts["lead_plus"], parts["lead_minus"]))
+    rows = _in_threads([(_row, (srt[r], k, *lead[r], False)) for r in range(n_rows)])
+    probed = [r for r in range(n_rows) if probe[r] and np.isfinite(rows[r][2])]
+    probes = dict(zip(probed, _in_threads([(_row, (srt[r], k, *lead[r], True)) for r in probed])))
     for r in range(n_rows):
-        lp, lm = parts["lead_plus"][r], parts["lead_minus"][r]
-        v, g, e, ge, amp = _row(srt[r], k, lp, lm, probe=False)
-        v2, g2 = _row(srt[r], k, lp, lm, probe=True)[:2] if np.isfinite(e) and probe[r] else (v, g)
+        lp = lead[r][0]
+        v, g, e, ge, amp = rows[r]
+        v2, g2 = probes[r][:2] if r in probes else (v, g)
         value[r] = lp + v
         # the leading term's rounding, a dropped coset's bound, the critical points left out, the rounding
         # of the recursion, and the probe's own move of the value (|∂ log ₀F₁/∂σᵢ| ≤ 1)

@@ -381,10 +381,10 @@ def _holonomic_scope(full_rank: bool, lawson: bool) -> str:
 def _holonomic_call(fn, flat, k, rtol, max_steps, work):
     try:
         return fn(flat, k, rtol=rtol, max_steps=max_steps, work=work)
-    except RuntimeError as exc:
-        if "max_steps" not in str(exc):
-            raise ValueError(f"sigma: {exc}; use method='auto'") from None
+    except holonomic.StepBudgetExceeded as exc:
         raise ValueError(f"max_steps: {exc}; raise max_steps or work, or use method='auto'") from None
+    except RuntimeError as exc:  # a ray that lost all accuracy (holonomic._ray)
+        raise ValueError(f"sigma: {exc}; use method='auto'") from None
 
 
 register(Method(
