@@ -58,12 +58,16 @@ def euler_uniform(rng, n, k):
 
 def gram_schmidt_float32(rng, n, k):
     """Planted bug: Gram–Schmidt (positive R diagonal, so Haar in exact arithmetic) run in float32, cast to float64."""
+    # Plain products and sums only: einsum's float32 kernels gave NaN for every draw at k = 10 on one CI
+    # machine (not reproduced on another CPU), which the battery then reported as non-finite, not as the
+    # rounding bug planted here.
     z = rng.standard_normal((n, k, k)).astype(np.float32)
     q = np.zeros_like(z)
     for j in range(k):
-        coef = np.einsum("nij,ni->nj", q[:, :, :j], z[:, :, j])
-        v = z[:, :, j] - np.einsum("nij,nj->ni", q[:, :, :j], coef)
-        q[:, :, j] = v / np.linalg.norm(v, axis=1, keepdims=True)
+        v = z[:, :, j].copy()
+        for i in range(j):
+            v -= q[:, :, i] * (q[:, :, i] * z[:, :, j]).sum(axis=1, keepdims=True)
+        q[:, :, j] = v / np.sqrt((v * v).sum(axis=1, keepdims=True))
     return q.astype(np.float64)
 
 
