@@ -304,3 +304,26 @@ class NearEqual:
 
     def time_equal_closed_form(self, k, sigma_mean):
         log_hyp0f1(self.equal, k, method="exact")
+
+
+class Confluent:
+    """The confluent system per value at exact ties, k = m: two clusters (m/2 values at σ_max, m/2 at σ_max/3);
+    beside it the holonomic method on the same row (same-run baseline: clusters spread and extrapolated), skipped
+    where it raises."""
+
+    params = [[4, 6, 8], [10.0, 30.0]]
+    param_names = ["m", "sigma_max"]
+    timeout = 300
+
+    def setup(self, m, sigma_max):
+        self.sig = np.concatenate([np.full(m // 2, sigma_max), np.full(m - m // 2, sigma_max / 3)])[None, :]
+        log_hyp0f1(self.sig, m, method="confluent")
+
+    def time_confluent(self, m, sigma_max):
+        log_hyp0f1(self.sig, m, method="confluent")
+
+    def time_holonomic(self, m, sigma_max):
+        try:
+            log_hyp0f1(self.sig, m, method="holonomic")
+        except ValueError as err:
+            raise NotImplementedError(str(err)) from None

@@ -121,15 +121,16 @@ def test_monte_carlo_with_a_heavy_tail_is_not_a_second_route(monkeypatch):
 
 
 def test_the_slow_mpmath_series_verifies_what_no_cheaper_route_reaches(monkeypatch):
-    """k = 8, two clusters at σ_max = 3: auto's series meets the goal with its proven bound, but no registered
-    method other than the series reaches it, and the cheap mpmath series stops at MP_SERIES_MAX_PARTITIONS
-    (this row needs 63 307 partitions). The slow mpmath series (20 digits, no float64 code) verifies it;
-    planted without it, the row is only checked by Monte Carlo, never verified."""
-    sig = hyp0f1_goal._shapes(8, 3.0)["two clusters"]
-    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "two clusters"})
+    """k = 8, two loose clusters at σ_max = 3 (0.5 % apart inside each): auto's series meets the goal with its
+    proven bound, but no registered method other than the series reaches it (the two exact clusters are now
+    verified by the confluent route), and the cheap mpmath series stops at MP_SERIES_MAX_PARTITIONS. The slow
+    mpmath series (20 digits, no float64 code) verifies it; planted without it, the row is only checked by
+    Monte Carlo, never verified."""
+    sig = hyp0f1_goal._shapes(8, 3.0)["loose clusters"]
+    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "loose clusters"})
     assert row["check"] == "mpmath series (20 digits)" and row["verdict"] == "verified"
     monkeypatch.setattr(hyp0f1_goal, "MP_SERIES_SLOW_PARTITIONS", hyp0f1_goal.MP_SERIES_MAX_PARTITIONS)
     monkeypatch.setattr(hyp0f1_goal, "_monte_carlo", lambda sig, k, seed: None)
     monkeypatch.setattr(hyp0f1_goal, "_registered_routes", lambda steps, method: iter(()))  # none reached it
-    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "two clusters"})
+    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "loose clusters"})
     assert row["verdict"] != "verified"

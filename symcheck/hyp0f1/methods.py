@@ -45,7 +45,8 @@ import numpy as np
 
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
 from symcheck._mc import khat_trusted
-from symcheck.hyp0f1 import asymptotic, closed_form, formal, holonomic, laplace, montecarlo, near_equal, series
+from symcheck.hyp0f1 import (asymptotic, closed_form, confluent, formal, holonomic, laplace, montecarlo, near_equal,
+                             series)
 
 __all__ = ["AUTO_RTOL", "AUTO_SERIES_GOAL_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
            "names", "register", "unregister"]
@@ -407,6 +408,54 @@ register(Method(
                            else holonomic.AUTO_STEP_WORK)},
                  row_by_row=True, scope=_holonomic_scope(full_rank, lawson))
         for rank, full_rank, lawson in ((50, False, True), (50.5, False, False), (51, True, True), (51.5, True, False))),
+))
+
+
+# --------------------------------------------------------------------------- confluent system (exact ties)
+
+#: Right-hand-side evaluations "auto" lets each run of a confluent ray use (five runs a row; ~40 µs an evaluation
+#: at m = 8: a few seconds at most a row). k = m = 8, two clusters at σ_max = 100 needs ~20 000 from ŝ = 12 and
+#: ~160 000 from the second start ŝ = 8, so auto leaves such rows to the formal series (measured 2026-11-28).
+AUTO_CONFLUENT_EVALS = 40_000
+
+
+def _confluent_options(opts: dict) -> dict:
+    rtol = check_positive_float(opts["rtol"], "rtol")
+    if rtol >= 1e-2:
+        raise ValueError(f"rtol: must be below 1e-2, got {rtol}")
+    return {"rtol": rtol, "max_evals": check_int(opts["max_evals"], "max_evals", minimum=1)}
+
+
+def _confluent_call(fn, flat, k, rtol, max_evals):
+    try:
+        return fn(flat, k, rtol=rtol, max_evals=max_evals)
+    except holonomic.StepBudgetExceeded as exc:
+        raise ValueError(f"max_evals: {exc}; raise max_evals, or use method='auto'") from None
+    except RuntimeError as exc:  # a ray that lost all accuracy (confluent._run)
+        raise ValueError(f"sigma: {exc}; use method='auto'") from None
+
+
+def _tied_rows(flat: np.ndarray, k: int) -> np.ndarray:
+    """Rows in the confluent regime (an exact tie among at most confluent.MAX_M non-zero σ)."""
+    return confluent.confluent_reason(flat, k) == ""
+
+
+register(Method(
+    name="confluent",
+    summary="the confluent Pfaffian system at exact ties: rank ∏(p_c + 1) for clusters of sizes p_c, along the ray sσ",
+    evaluate=lambda flat, k, rtol=1e-12, max_evals=confluent.MAX_EVALS: _confluent_call(
+        confluent.log_hyp0f1_confluent, flat, k, rtol, max_evals),
+    gradient=lambda flat, k, rtol=1e-12, max_evals=confluent.MAX_EVALS: _confluent_call(
+        confluent.grad_log_hyp0f1_confluent, flat, k, rtol, max_evals),
+    rigorous=False,
+    error_kind=("estimate (a run at 16 × rtol, at k = m a second start, a rounding probe, initial series; "
+                "× measured safety factors)"),
+    domain=lambda flat, k, options=None: confluent.confluent_reason(flat, k),
+    defaults={"rtol": 1e-12, "max_evals": confluent.MAX_EVALS},
+    check_options=_confluent_options,
+    auto=(AutoStep(49, _tied_rows, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS}, row_by_row=True,
+                   scope=f"exactly equal non-zero σ (clusters), 2 to {confluent.MAX_M} non-zero, distinct values "
+                         f"{confluent.GAP:g} apart"),),
 ))
 
 

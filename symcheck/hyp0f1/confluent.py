@@ -1,0 +1,1034 @@
+"""Confluent (cluster-symmetric) Pfaffian system for F(σ) = ₀F₁(k/2; diag(σ)²/4) at exact ties.
+
+Where several σ are exactly equal, the holonomic system of :mod:`holonomic` (rank 2^m) is singular on the
+diagonal σᵢ = σⱼ, and that module spreads each cluster and extrapolates. Restricted to functions symmetric inside
+each cluster, Muirhead's system closes on far fewer unknowns: for cluster sizes p₁…p_r the rank is ∏(p_c + 1)
+instead of 2^m (the confluent, "diagonal-region" system; Noro (2016) derives its analogue for ₁F₁ of matrix
+argument). This module derives it for ₀F₁ and integrates it along the ray sσ.
+
+F(σ) = E_{T ~ Haar O(k)}[exp(Σᵢ σᵢ Tᵢᵢ)]. Write ⟨X⟩ := E[X exp(Σ σᵢ Tᵢᵢ)], tᵢ := Tᵢᵢ, b = k/2. Zero σ are
+dropped (the same system in the m non-zero variables with the same b, as in :mod:`holonomic`). The non-zero σ
+form r clusters of exactly equal values a_c > 0 with sizes p_c (m = Σ p_c).
+
+Unknowns (orbit moments). For a tuple λ = (λ_1, …, λ_r) of partitions (λ_c with ≤ p_c parts)
+
+    M(λ) = ⟨∏_c t_c^{λ_c}⟩,                                                                        (1)
+
+the same for every monomial of the orbit because F is symmetric inside a cluster.
+
+State. x_n = M((1^{n_1}), …, (1^{n_r})), 0 ≤ n_c ≤ p_c: ∏(p_c + 1) numbers, x_n = G_S of :mod:`holonomic` for any
+square-free S with |S ∩ c| = n_c. x_0 = F and ∂F/∂σᵢ = x_{e_c} for i ∈ c, so ∂ log F/∂σᵢ = x_{e_c}/x_0.       (2)
+
+Ray. With x_n(s) the moments at sσ,
+
+    d x_n/ds = Σ_c a_c [(p_c − n_c) x_{n+e_c} + n_c Sq_c(n)],   Sq_c(n) = M(…, (2, 1^{n_c−1}), …).             (3)
+
+Closing relations. Muirhead's equation (Muirhead 1982, Thm. 7.5.6; :mod:`holonomic` (1)) in σ-form, for i in
+cluster c (i = the first member, by symmetry),
+
+    E_i = ⟨t_i²⟩ + ((2b − 1)/σ_i)⟨t_i⟩ + Σ_{j≠i} g_ij − ⟨1⟩ = 0,                                            (4)
+
+    g_ij = c3 ∂_iF + c4 ∂_jF, c3 = σ_j²/(σ_i(σ_i² − σ_j²)), c4 = −σ_j/(σ_i² − σ_j²)        (j in another cluster)
+    g_ij = N/(σ_i − σ_j), N = c1 ∂_iF + c2 ∂_jF, c1 = σ_j²/(σ_i(σ_i + σ_j)), c2 = −σ_j/(σ_i + σ_j)   (same cluster)
+
+and its derivatives R(i, α) = ∂^α E_i at the tie; N vanishes on σ_i = σ_j, and in w = σ_i − σ_j, ζ = σ_j
+
+    ∂_i^a ∂_j^b g |tie = Σ_{l=0}^{b} C(b, l)(−1)^l/(a + l + 1) · ∂_i^{a+l+1}(∂_i + ∂_j)^{b−l} N |tie,           (5)
+
+expanded by Leibniz with the Taylor coefficients of c1…c4 (:func:`_coef_tables`).
+Homogeneity: with y_λ = s^{|λ|} M_λ(sσ), R(i, α) at sσ reads (A0 + s² A2) y = 0, A0 assembled at s = 1, A2 = the
+single −⟨t^α⟩ entry.                                                                                           (6)
+
+Which relations (square, block triangular). Every moment met has per-cluster degree ≤ p_c + 1 with at most one
+cluster at p_c + 1, and total degree ≤ m + 1. The top-degree part of R(i, α) (degree |α| + 2) is ⟨t_i² t^α⟩ plus
+the same-cluster g_ij with every derivative on F (coefficients c1 = ½, c2 = −½ at the tie): it moves only cluster
+c's partition, with constant coefficients, so it is the single-cluster block T(p_c, D_c) (rows α_c ⊢ D_c − 2,
+columns μ ⊢ D_c) times the identity on the other clusters' shapes. Each non-state unknown λ is assigned to one
+cluster c(λ): the cluster at p_c + 1 if there is one, else the last cluster whose partition is not a column (1^j).
+The unknowns of one block (c, λ_{−c}, D_c) are (μ, λ_{−c}) over the non-column μ ⊢ D_c; its rows are R(i, α)
+with α_{−c} = λ_{−c} and α_c from a fixed square, nonsingular selection S(p_c, D_c) of the single-cluster rows
+(pivoted QR, :func:`_single_cluster_rows`). The only other top-degree column such a row touches is
+(1^{D_c}, λ_{−c}), a state or assigned to an earlier cluster. So ordering blocks by (total degree, cluster) makes
+the chosen system block lower triangular with constant, pre-inverted diagonal blocks: one sparse sweep per
+evaluation of (3) (:func:`_sweep`), no dense solve, and only as many relations assembled as there are unknowns.
+
+Initial values. At s₀ = ŝ/Σσ (s₀ = 1 where Σσ ≤ ŝ) the zonal series with derivatives (Koev & Edelman 2006
+branching, as :func:`holonomic._initial_state`) carried with one count per cluster instead of one flag per
+variable (:func:`_count_state`): the variables of a cluster processed one at a time, column = number
+differentiated so far in each cluster,
+
+    P_v[κ, n] = Σ_μ ψ_{κ/μ} (w_v P_{v−1}[μ, n] + w_d P_{v−1}[μ, n − e_c]),                                    (7)
+
+w_v = y^{2|κ/μ|}, w_d = |κ/μ| y^{2|κ/μ|−1} (y = s₀a_c/2); Σ_κ d_κ P_m[κ, n] is the sum of G_S over the
+∏ C(p_c, n_c) sets S with counts n, all equal at a tie, so dividing by that gives x_n exactly.
+Truncation as holonomic (INIT_TOL = 1e-18 relative to G_∅ ≥ 1).
+
+Integration and tolerance. The rescaled state z = x e^{−sΣσ} is integrated by DOP853 (Hairer, Nørsett & Wanner
+1993, via SciPy) with a purely relative tolerance per component (ATOL_REL = 0). This matters at k = m: there
+Muirhead's system has a second analytic solution at σᵢ = 0 (∝ ∏σᵢ, e.g. ∫ det(T) etr(ATᵀ) dT) that grows to F's
+size by s = 1, and it lives in the small, deep components (~(s₀σ)^{|n|}); an absolute tolerance lets their early
+errors excite it. Measured at k = m = 8 (session 21; branch wip/confluent, FINDINGS3.md): σ = 30·1₈ against the
+closed form, an absolute tolerance 1e-8 of the step tolerance times |z_∅| gave the error 6.4e-7 from ŝ = 16 and
+9.9e-4 from ŝ = 8, 1e-14 gave 2.8e-13 and 5.2e-12 (8–15 times faster); two clusters (100⁴, (100/3)⁴) from ŝ = 12:
+1e-14 → 2.0e-5 off, 1e-17 → 1.4e-10, 1e-20 and 0 → ≤ 3e-13 (ŝ = 8 and 12 agree there).
+
+Error figure (an estimate, SAFETY measured on references this module does not use: :mod:`closed_form_mp`'s
+equal spectra, the k ≤ 4 closed forms, the mpmath series, the holonomic route; tests/test_hyp0f1_confluent.py):
+
+    SAFETY·(|v − v_c|/(COARSE − 1) + steps·u·(1 + |v|)) + SAFETY_NOISE·(u/NOISE)·max|v − v_p| + INIT_TOL
+      + ROUNDING·(1 + |v|),
+
+v_c the run at COARSE times the step tolerance, v_p the PROBES runs with the start's components disturbed by ±NOISE
+relative (the rounding probe of :mod:`holonomic`, at the start only: :func:`_run`). With a relative tolerance the
+early errors that excite the k = m solution scale with it, so v − v_c sees them; errors of the start itself are
+the same in both runs, and the probe sees them. (The draft also ran from a second start at k = m; without it the
+worst true / figure on equal spectra k = m = 2…8, σ = 1…300 was 0.08.) The gradient's figure is the same with
+the gradients' largest differences.
+
+Regime (:func:`confluent_reason`): at least one exact tie, at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, distinct cluster values at least GAP apart
+(relative; closer values make the cross coefficients 1/(a_c² − a_d²) of (4) large, not measured), and a step
+budget. At m = k = 10, two clusters of 5, the tight tolerance stalls DOP853 at s₀ (the small components'
+derivatives cancel below their rounding) — the reason for MAX_M (FINDINGS3.md §2).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+import scipy.linalg
+from numba import njit
+from scipy.integrate import solve_ivp
+
+from symcheck.evidence import ROUNDING
+from symcheck.hyp0f1 import holonomic, series
+
+__all__ = ["ATOL_REL", "COARSE", "GAP", "MAX_M", "MAX_SIGMA_SUM", "SAFETY", "confluent_reason", "grad_log_hyp0f1_confluent",
+           "log_hyp0f1_confluent"]
+
+#: A ray's global error is checked against a second run at COARSE times its step tolerance (as holonomic).
+COARSE = 16.0
+#: Safety factor of the figure: the largest measured ratio true error / raw estimate, with a margin.
+SAFETY = 10.0
+#: Start ŝ for m < k and for k = m (later: fewer steps where the small components need a relative accuracy;
+#: k = m = 8, two clusters at σ_max = 100: ~20 000 evaluations from ŝ = 12, ~160 000 from ŝ = 8).
+START = 8.0
+START_FULL_RANK = 12.0
+#: Largest strip-pair table the count start may build (holonomic tables: ~48 bytes a pair).
+MAX_START_PAIRS = 6e7
+#: DOP853's global error on log F came out 5–50 times its local rtol: step tolerance factor, and its floor.
+ODE_TOL_FACTOR = 0.03
+ODE_TOL_FLOOR = 3e-14
+#: DOP853's absolute tolerance relative to the step tolerance times |z_∅(s₀)| (module docstring).
+ATOL_REL = 0.0
+#: Rounding probe (as holonomic, at the start only): relative disturbance of the start's components, number of probe
+#: runs, safety factor, and the largest response read as linear in NOISE.
+NOISE = 1e-12
+PROBES = 2
+SAFETY_NOISE = 10.0
+PROBE_LINEAR = 0.1
+#: Largest dense table of partition tuples (∏ over clusters of the partitions per cluster).
+MAX_TUPLES = 5e7
+#: Most non-zero σ the route takes (module docstring: (5, 5) at k = m stalls).
+MAX_M = 8
+#: Least relative gap between distinct cluster values (and between the smallest and 0 is not needed: zeros drop).
+GAP = 1e-2
+#: Largest Σσ the route accepts: its steps grow with Σσ (k = m = 8, σ = 300·1₈: ~2.4 s for the five runs); the
+#: formal series and the asymptotic expansion take large σ.
+MAX_SIGMA_SUM = 1e4
+#: Right-hand-side evaluations a ray may use (DOP853: 12 a step) before StepBudgetExceeded.
+MAX_EVALS = 200_000
+
+
+# ----------------------------------------------------------------------------- input
+
+def clusters_of(sig: np.ndarray) -> tuple[list, list]:
+    """Cluster values (decreasing) and sizes of the non-zero entries of ``sig`` (exact ties)."""
+    vals: list = []
+    sizes: list = []
+    for v in np.sort(sig[sig > 0])[::-1]:
+        if vals and v == vals[-1]:
+            sizes[-1] += 1
+        else:
+            vals.append(float(v))
+            sizes.append(1)
+    return vals, sizes
+
+
+# ----------------------------------------------------------------------------- series start by cluster counts
+
+@njit(cache=True, nogil=True)
+def _count_state(yv, sizes, dk, kap_idx, mu_idx, strip, psi, len_k, len_mu, out):
+    """out[col(n)] = Σ_{S: |S∩c| = n_c} G_S from the truncated zonal series, eq. (7) of the module docstring.
+
+    ``yv`` holds one y = s₀a_c/2 per cluster, ``sizes`` the p_c; the m variables are processed cluster by cluster.
+    Columns are the mixed-radix index of n (radix p_c + 1, the last cluster fastest); only the columns reachable
+    so far (n_d = 0 for the clusters not yet begun, n_c ≤ number of processed members) are touched. At the last
+    variable the weights Σ_κ d_κ ψ_{κ/μ} w are gathered per μ first (as holonomic._initial_state).
+    """
+    r = sizes.shape[0]
+    m = 0
+    for c in range(r):
+        m += sizes[c]
+    ncol = 1
+    stride = np.empty(r, dtype=np.int64)
+    for c in range(r - 1, -1, -1):
+        stride[c] = ncol
+        ncol *= sizes[c] + 1
+    digits = np.empty((ncol, r), dtype=np.int64)
+    for col in range(ncol):
+        rem = col
+        for c in range(r):
+            digits[col, c] = rem // stride[c]
+            rem -= digits[col, c] * stride[c]
+    npart = dk.shape[0]
+    maxs = 0
+    for q in range(strip.shape[0]):
+        maxs = max(maxs, strip[q])
+    pold = np.zeros((npart, ncol))
+    pold[0, 0] = 1.0
+    ypow = np.empty(2 * maxs + 1)
+    gv = np.zeros(npart)
+    gd = np.zeros(npart)
+    src = np.empty(ncol, dtype=np.int64)
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    n = 0
+    for c in range(r):
+        yn = yv[c]
+        ypow[0] = 1.0
+        for j in range(1, 2 * maxs + 1):
+            ypow[j] = ypow[j - 1] * yn
+        for j in range(sizes[c]):
+            n += 1
+            nsrc = 0  # source columns: clusters after c untouched, n_c ≤ j
+            for col in range(ncol):
+                ok = digits[col, c] <= j
+                for d in range(c + 1, r):
+                    if digits[col, d] != 0:
+                        ok = False
+                if ok:
+                    src[nsrc] = col
+                    nsrc += 1
+            last = n == m
+            st_c = stride[c]
+            if last:
+                for q in range(strip.shape[0]):
+                    if len_k[q] > n or len_mu[q] > n - 1:
+                        continue
+                    st = strip[q]
+                    wv = psi[q] * ypow[2 * st]
+                    wd = psi[q] * st * ypow[2 * st - 1] if st > 0 else 0.0
+                    gv[mu_idx[q]] += dk[kap_idx[q]] * wv
+                    gd[mu_idx[q]] += dk[kap_idx[q]] * wd
+                for t in range(nsrc):
+                    col = src[t]
+                    av = 0.0
+                    ad = 0.0
+                    for row in range(npart):
+                        pm = pold[row, col]
+                        av += gv[row] * pm
+                        ad += gd[row] * pm
+                    out[col] += av
+                    out[col + st_c] += ad
+                return
+            pnew = np.zeros((npart, ncol))
+            for q in range(strip.shape[0]):
+                if len_k[q] > n or len_mu[q] > n - 1:
+                    continue
+                st = strip[q]
+                wv = psi[q] * ypow[2 * st]
+                wd = psi[q] * st * ypow[2 * st - 1] if st > 0 else 0.0
+                kq = kap_idx[q]
+                mq = mu_idx[q]
+                for t in range(nsrc):
+                    col = src[t]
+                    pm = pold[mq, col]
+                    pnew[kq, col] += wv * pm
+                    pnew[kq, col + st_c] += wd * pm
+            pold = pnew
+
+
+def count_state(values, sizes, k, s, s_hat=None):
+    """State x_n (n in itertools.product order over the clusters) at sσ from the count start, eq. (7).
+
+    Parameters
+    ----------
+    values, sizes : sequence
+        Cluster values a_c > 0 and sizes p_c.
+    k : int
+        Dimension (b = k/2).
+    s : float
+        Point of the ray.
+    s_hat : float, optional
+        Size ŝ for the truncation degree (default s·Σσ, i.e. the point itself).
+
+    Returns
+    -------
+    x : ndarray, shape (∏(p_c + 1),)
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    values = np.asarray(values, dtype=float)
+    m = int(sizes.sum())
+    if s_hat is None:
+        s_hat = s * float(np.dot(values, sizes))
+    degree = holonomic._initial_degree(m, max(s_hat, 1e-3))
+    npairs = series._count_pairs(m, degree, MAX_START_PAIRS)
+    if npairs > MAX_START_PAIRS:
+        raise ValueError(f"s_hat={s_hat} needs {npairs:.3g} strip pairs at m={m} (more than {MAX_START_PAIRS:.3g})")
+    dk, pairs = holonomic._tables(m, degree, 0.5 * k)
+    out = np.empty(int(np.prod(sizes + 1)))
+    _count_state(0.5 * s * values, sizes, dk, *pairs, out)
+    div = np.array([math.prod(math.comb(int(p), int(nc)) for p, nc in zip(sizes, n))
+                    for n in itertools.product(*[range(int(p) + 1) for p in sizes])], dtype=float)
+    return out / div
+
+
+# ----------------------------------------------------------------------------- partitions and their keys
+
+def _partitions(n, maxparts, maxpart=None):
+    """Partitions of n (descending tuples) with at most ``maxparts`` parts."""
+    if maxpart is None:
+        maxpart = n
+    if n == 0:
+        yield ()
+        return
+    if maxparts == 0:
+        return
+    for first in range(min(n, maxpart), 0, -1):
+        for rest in _partitions(n - first, maxparts - 1, first):
+            yield (first,) + rest
+
+
+def _path_key(parts):
+    """int64 code of a partition (sorted descending): its boundary path as bits, behind a leading 1."""
+    key = 1
+    prev = 0
+    for v in reversed(parts):
+        for _ in range(v - prev):
+            key = (key << 1) | 1
+        key <<= 1
+        prev = v
+    return key
+
+
+@njit(cache=True)
+def _segment_key(beta, lo, hi, buf):
+    """The path key (:func:`_path_key`) of the partition formed by the non-zero entries of beta[lo:hi]."""
+    n = 0
+    for q in range(lo, hi):
+        if beta[q] > 0:
+            buf[n] = beta[q]
+            n += 1
+    for a in range(1, n):  # insertion sort, ascending
+        v = buf[a]
+        b = a - 1
+        while b >= 0 and buf[b] > v:
+            buf[b + 1] = buf[b]
+            b -= 1
+        buf[b + 1] = v
+    key = np.int64(1)
+    prev = 0
+    for q in range(n):  # smallest part first = the reversed descending partition
+        v = buf[q]
+        for _ in range(v - prev):
+            key = (key << 1) | 1
+        key <<= 1
+        prev = v
+    return key
+
+
+# ----------------------------------------------------------------------------- coefficient Taylor tables
+
+def _t_mul(f, g):
+    n = f.shape[0]
+    out = np.zeros_like(f)
+    for a in range(n):
+        for b in range(n - a):
+            if f[a, b] != 0.0:
+                out[a:, b:] += f[a, b] * g[:n - a, :n - b]
+    ii, jj = np.indices(f.shape)
+    out[ii + jj >= n] = 0.0
+    return out
+
+
+def _t_inv(f):
+    """Truncated bivariate Taylor series of 1/f (coefficients by increasing total degree)."""
+    n = f.shape[0]
+    g = np.zeros_like(f)
+    for tot in range(n):
+        for a in range(tot + 1):
+            b = tot - a
+            acc = 1.0 if tot == 0 else 0.0
+            for i in range(a + 1):
+                for j in range(b + 1):
+                    if i + j > 0:
+                        acc -= f[i, j] * g[a - i, b - j]
+            g[a, b] = acc / f[0, 0]
+    return g
+
+
+def _coef_tables(u, v, n, same):
+    """D[w, x, y] = ∂_i^x ∂_j^y of (c1, c2) (same cluster) or (c3, c4) at (σ_i, σ_j) = (u, v), orders < n."""
+    X = np.zeros((n, n))
+    X[0, 0] = u
+    X[1, 0] = 1.0
+    Y = np.zeros((n, n))
+    Y[0, 0] = v
+    Y[0, 1] = 1.0
+    if same:
+        inv = _t_inv(X + Y)
+        f1 = _t_mul(_t_mul(_t_mul(Y, Y), _t_inv(X)), inv)
+        f2 = -_t_mul(Y, inv)
+    else:
+        inv = _t_inv(_t_mul(X, X) - _t_mul(Y, Y))
+        f1 = _t_mul(_t_mul(_t_mul(Y, Y), _t_inv(X)), inv)
+        f2 = -_t_mul(Y, inv)
+    fact = np.array([math.factorial(i) for i in range(n)], dtype=float)
+    scale = fact[:, None] * fact[None, :]
+    return np.stack([f1 * scale, f2 * scale])
+
+
+# ----------------------------------------------------------------------------- structure (values-independent)
+
+@functools.lru_cache(maxsize=None)
+def _cluster_partitions(p):
+    """Partitions with ≤ p parts and size ≤ p + 1, by size; their path keys sorted, and the column flags."""
+    parts = [()]
+    for n in range(1, p + 2):
+        parts.extend(_partitions(n, p))
+    keys = np.array([_path_key(q) for q in parts], dtype=np.int64)
+    order = np.argsort(keys)
+    return parts, keys[order], order.astype(np.int64)
+
+
+def _is_column(part):
+    return all(v == 1 for v in part)
+
+
+@functools.lru_cache(maxsize=None)
+def _single_cluster_rows(p, D):
+    """Rows α_c = (a_i, rest) ⊢ D − 2 of the single-cluster top block T(p, D) whose restriction to the non-column
+    μ ⊢ D (≤ p parts) is square and nonsingular (pivoted QR), and that block's inverse order.
+
+    T's entries are the top-degree part of (4)–(5): ⟨t_i² t^α⟩ + Σ_j ½[∂-terms of N] with every derivative on F.
+    Computed numerically from the generic assembly with one cluster of size p (values and k do not enter).
+    Returns (list of α_c as (a_i, rest)).
+    """
+    cand = []
+    for ai in range(D - 1):
+        for rest in _partitions(D - 2 - ai, p - 1):
+            cand.append((ai, rest))
+    cols = [q for q in _partitions(D, p) if not _is_column(q)]
+    if not cols:
+        return []
+    colidx = {q: t for t, q in enumerate(cols)}
+    T = np.zeros((len(cand), len(cols)))
+    for row, (ai, rest) in enumerate(cand):
+        for part, val in _top_terms(p, ai, rest).items():
+            if part in colidx:
+                T[row, colidx[part]] += val
+    _, R, piv = scipy.linalg.qr(T.T, pivoting=True, mode="economic")
+    if abs(R[len(cols) - 1, len(cols) - 1]) < 1e-10 * abs(R[0, 0]):
+        raise RuntimeError(f"single-cluster top block T({p}, {D}) is rank deficient")
+    return [cand[q] for q in sorted(piv[:len(cols)])]
+
+
+def _top_terms(p, ai, rest):
+    """Top-degree part of R(i, α) in one cluster of size p (α = (ai, rest)): {partition: coefficient}."""
+    alpha = [ai] + list(rest) + [0] * (p - 1 - len(rest))
+    out = {}
+
+    def add(beta, v):
+        key = tuple(sorted((x for x in beta if x > 0), reverse=True))
+        out[key] = out.get(key, 0.0) + v
+
+    beta = list(alpha)
+    beta[0] += 2
+    add(beta, 1.0)
+    for j in range(1, p):  # same-cluster g_ij, eq. (5) with c1 = ½, c2 = −½ and no derivative on them
+        a, bb = alpha[0], alpha[j]
+        for l in range(bb + 1):
+            wl = math.comb(bb, l) * (-1) ** l / (a + l + 1)
+            for rr in range(bb - l + 1):
+                X, Y = a + l + 1 + rr, bb - l - rr
+                w0 = wl * math.comb(bb - l, rr)
+                b1 = list(alpha)
+                b1[0], b1[j] = X + 1, Y
+                add(b1, 0.5 * w0)
+                b2 = list(alpha)
+                b2[0], b2[j] = X, Y + 1
+                add(b2, -0.5 * w0)
+    return out
+
+
+class ConfluentSystem:
+    """Structure of the confluent system for cluster sizes ``sizes`` (values-independent, cached per sizes).
+
+    Attributes
+    ----------
+    nU, nS : int
+        Non-state unknowns and states; moment ids 0..nU−1 are the unknowns in block order (= row order), nU + q the
+        state q (itertools.product order of n).
+    rows_c, rows_alpha : ndarray
+        Cluster and exponent vector α (length m, cluster-major) of the relation chosen for each unknown.
+    blocks : ndarray (nblocks, 2)
+        Start and size of each diagonal block (in row = unknown order).
+    """
+
+    def __init__(self, sizes):
+        self.sizes = tuple(int(p) for p in sizes)
+        r = self.r = len(self.sizes)
+        m = self.m = sum(self.sizes)
+        self.first = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        cp = [_cluster_partitions(p) for p in self.sizes]
+        self.cparts = [c[0] for c in cp]
+        ntup = math.prod(len(q) for q in self.cparts)
+        if ntup > MAX_TUPLES:
+            raise ValueError(f"sizes={self.sizes}: {ntup:.3g} partition tuples (more than {MAX_TUPLES:.3g})")
+        self.tstride = np.array([math.prod(len(q) for q in self.cparts[c + 1:]) for c in range(r)], dtype=np.int64)
+        # per-cluster lookup: sorted keys → partition index
+        self.ckeys = np.concatenate([c[1] for c in cp])
+        self.cperm = np.concatenate([c[2] for c in cp])
+        self.coff = np.concatenate([[0], np.cumsum([len(q) for q in self.cparts])]).astype(np.int64)
+        pindex = [{q: t for t, q in enumerate(parts)} for parts in self.cparts]
+        self.pindex = pindex
+        # states
+        self.counts = list(itertools.product(*[range(p + 1) for p in self.sizes]))
+        self.nS = len(self.counts)
+        # blocks: (D, c, λ_{−c}, D_c) → unknowns (μ, λ_{−c}), μ non-column ⊢ D_c
+        small = [[q for q in parts if sum(q) <= p] for parts, p in zip(self.cparts, self.sizes)]
+        blocks = []
+        for c in range(r):
+            others = [small[d] if d != c else [None] for d in range(r)]
+            for lam in itertools.product(*others):
+                tot = sum(sum(q) for d, q in enumerate(lam) if d != c)
+                later_columns = all(_is_column(lam[d]) for d in range(c + 1, r))
+                for Dc in range(2, self.sizes[c] + 2):
+                    if tot + Dc > m + 1:
+                        break
+                    if Dc <= self.sizes[c] and not later_columns:
+                        continue
+                    blocks.append((tot + Dc, c, lam, Dc))
+        blocks.sort(key=lambda t: (t[0], t[1]))
+        tmap = np.full(ntup, -1, dtype=np.int64)
+        row_c, row_alpha, bstart, bsize, bkind = [], [], [], [], []
+        self.kinds = {}
+        nU = 0
+        for D, c, lam, Dc in blocks:
+            mus = [q for q in _partitions(Dc, self.sizes[c]) if not _is_column(q)]
+            sel = _single_cluster_rows(self.sizes[c], Dc)
+            assert len(sel) == len(mus)
+            bstart.append(nU)
+            bsize.append(len(mus))
+            for mu in mus:
+                tup = 0
+                for d in range(r):
+                    q = mu if d == c else lam[d]
+                    tup += pindex[d][q] * self.tstride[d]
+                assert tmap[tup] == -1
+                tmap[tup] = nU
+                nU += 1
+            for ai, rest in sel:
+                alpha = np.zeros(m, dtype=np.int64)
+                for d in range(r):
+                    f = self.first[d]
+                    if d == c:
+                        alpha[f] = ai
+                        alpha[f + 1:f + 1 + len(rest)] = rest
+                    else:
+                        alpha[f:f + len(lam[d])] = lam[d]
+                row_c.append(c)
+                row_alpha.append(alpha)
+        self.nU = nU
+        for q, n in enumerate(self.counts):
+            tup = sum(pindex[d][(1,) * n[d]] * self.tstride[d] for d in range(r))
+            tmap[tup] = nU + q
+        self.tmap = tmap
+        self.rows_c = np.array(row_c, dtype=np.int64)
+        self.rows_alpha = np.array(row_alpha, dtype=np.int64).reshape(-1, m)
+        self.blocks = np.stack([np.array(bstart, dtype=np.int64), np.array(bsize, dtype=np.int64)], axis=1) \
+            if bstart else np.zeros((0, 2), dtype=np.int64)
+        self.cl = np.repeat(np.arange(r), self.sizes).astype(np.int64)
+        # degrees of the moments
+        deg = np.zeros(nU + self.nS, dtype=np.int64)
+        for b0, bs in self.blocks:
+            deg[b0:b0 + bs] = int(self.rows_alpha[b0].sum()) + 2
+        deg[nU:] = [sum(n) for n in self.counts]
+        self.deg = deg
+        # Sq_c(n) ids and the shift of (3)
+        sq_state, sq_c, sq_id = [], [], []
+        for q, n in enumerate(self.counts):
+            for c in range(r):
+                if n[c] >= 1:
+                    tup = sum(pindex[d][((2,) + (1,) * (n[c] - 1)) if d == c else (1,) * n[d]] * self.tstride[d]
+                              for d in range(r))
+                    sq_state.append(q)
+                    sq_c.append(c)
+                    sq_id.append(tmap[tup])
+        self.sq_state = np.array(sq_state, dtype=np.int64)
+        self.sq_c = np.array(sq_c, dtype=np.int64)
+        self.sq_id = np.array(sq_id, dtype=np.int64)
+        assert np.all(self.sq_id >= 0) and np.all(self.sq_id < nU)
+        up_state, up_c, up_to = [], [], []
+        index = {n: q for q, n in enumerate(self.counts)}
+        for q, n in enumerate(self.counts):
+            for c in range(r):
+                if n[c] < self.sizes[c]:
+                    nn = list(n)
+                    nn[c] += 1
+                    up_state.append(q)
+                    up_c.append(c)
+                    up_to.append(index[tuple(nn)])
+        self.up_state = np.array(up_state, dtype=np.int64)
+        self.up_c = np.array(up_c, dtype=np.int64)
+        self.up_to = np.array(up_to, dtype=np.int64)
+        self.state_e = [index[tuple(int(c == d) for d in range(r))] for c in range(r)]
+
+    def assemble(self, values, k):
+        """Numeric relations at s = 1 for cluster values ``values`` and dimension k (eq. (4)–(6)).
+
+        Returns an :class:`Assembled` (CSR of the off-diagonal part of A0, the A2 column per row, the inverted
+        diagonal blocks).
+        """
+        values = np.asarray(values, dtype=float)
+        r, n = self.r, max(self.sizes) + 3
+        same = np.stack([_coef_tables(values[c], values[c], n, True) for c in range(r)])
+        cross = np.zeros((r, r, 2, n, n))
+        for c in range(r):
+            for d in range(r):
+                if d != c:
+                    cross[c, d] = _coef_tables(values[c], values[d], n, False)
+        fact = np.array([math.factorial(x) for x in range(n)], dtype=float)
+        etab = np.array([[(k - 1.0) * (-1) ** x * fact[x] / values[c] ** (x + 1) for x in range(n)]
+                         for c in range(r)])
+        comb = np.array([[math.comb(a, b) for b in range(2 * n + 2)] for a in range(2 * n + 2)], dtype=float)
+        sizes = np.array(self.sizes, dtype=np.int64)
+        indptr, indices, data, a2col, diag, dstart = _assemble(
+            self.rows_c, self.rows_alpha, self.blocks, sizes, self.first, self.cl, self.ckeys, self.cperm,
+            self.coff, self.tstride, self.tmap, same, cross, etab, comb)
+        inv = _invert_blocks(diag, dstart, self.blocks)
+        out = Assembled(indptr, indices, data, a2col, inv, dstart)
+        return out
+
+
+class Assembled:
+    """Numeric system of :meth:`ConfluentSystem.assemble`."""
+
+    def __init__(self, indptr, indices, data, a2col, inv, dstart):
+        self.indptr, self.indices, self.data, self.a2col, self.inv, self.dstart = \
+            indptr, indices, data, a2col, inv, dstart
+
+
+@functools.lru_cache(maxsize=8)
+def confluent_system(sizes):
+    """Cached :class:`ConfluentSystem` per cluster sizes (it holds no values, no k)."""
+    return ConfluentSystem(sizes)
+
+
+# ----------------------------------------------------------------------------- numeric assembly (Numba)
+
+@njit(cache=True)
+def _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf):
+    tup = 0
+    for d in range(sizes.shape[0]):
+        key = _segment_key(beta, first[d], first[d] + sizes[d], buf)
+        lo, hi = coff[d], coff[d + 1]
+        pos = lo + np.searchsorted(ckeys[lo:hi], key)
+        if pos >= hi or ckeys[pos] != key:
+            return -1
+        tup += cperm[pos] * tstride[d]
+    return tmap[tup]
+
+
+@njit(cache=True)
+def _add(acc, mark, touched, nt, mid, v):
+    if mid < 0:
+        raise RuntimeError("relation term outside the moment set")
+    if mark[mid] == 0:
+        mark[mid] = 1
+        touched[nt] = mid
+        nt += 1
+    acc[mid] += v
+    return nt
+
+
+@njit(cache=True)
+def _assemble(rows_c, rows_alpha, blocks, sizes, first, cl, ckeys, cperm, coff, tstride, tmap, same, cross, etab,
+              comb):
+    """Rows R(i, α) (eq. (4)–(5), i = first of cluster rows_c) at s = 1: off-diagonal CSR, A2 column, diagonal
+    blocks (dense, flat, row-major per block)."""
+    nrow = rows_c.shape[0]
+    m = rows_alpha.shape[1]
+    nmom = tmap.max() + 1
+    nU = blocks[blocks.shape[0] - 1, 0] + blocks[blocks.shape[0] - 1, 1]
+    acc = np.zeros(nmom)
+    mark = np.zeros(nmom, dtype=np.int8)
+    touched = np.empty(nmom, dtype=np.int64)
+    buf = np.empty(m + 1, dtype=np.int64)
+    cap = max(16, nrow * 64)
+    indices = np.empty(cap, dtype=np.int64)
+    data = np.empty(cap)
+    indptr = np.zeros(nrow + 1, dtype=np.int64)
+    a2col = np.empty(nrow, dtype=np.int64)
+    nb = blocks.shape[0]
+    dstart = np.zeros(nb + 1, dtype=np.int64)
+    for b in range(nb):
+        dstart[b + 1] = dstart[b] + blocks[b, 1] * blocks[b, 1]
+    diag = np.zeros(dstart[nb])
+    beta = np.empty(m, dtype=np.int64)
+    nnz = 0
+    blk = 0
+    for row in range(nrow):
+        while blk + 1 < nb and blocks[blk + 1, 0] <= row:
+            blk += 1
+        c = rows_c[row]
+        alpha = rows_alpha[row]
+        i = first[c]
+        ai = alpha[i]
+        nt = 0
+        # ⟨t_i² t^α⟩
+        beta[:] = alpha
+        beta[i] += 2
+        nt = _add(acc, mark, touched, nt, _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf), 1.0)
+        # (2b − 1)/σ_i ⟨t_i⟩, Leibniz
+        for x in range(ai + 1):
+            beta[:] = alpha
+            beta[i] += 1 - x
+            nt = _add(acc, mark, touched, nt,
+                      _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf), comb[ai, x] * etab[c, x])
+        # j ≠ i, grouped by (cluster, exponent): one representative j, times the multiplicity
+        for j in range(m):
+            if j == i:
+                continue
+            aj = alpha[j]
+            d = cl[j]
+            rep = True
+            mult = 0
+            for jj in range(first[d], first[d] + sizes[d]):
+                if jj != i and alpha[jj] == aj:
+                    if jj < j:
+                        rep = False
+                    mult += 1
+            if not rep:
+                continue
+            if d != c:
+                for x in range(ai + 1):
+                    for y in range(aj + 1):
+                        w = mult * comb[ai, x] * comb[aj, y]
+                        beta[:] = alpha
+                        beta[i] += 1 - x
+                        beta[j] -= y
+                        nt = _add(acc, mark, touched, nt,
+                                  _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf),
+                                  w * cross[c, d, 0, x, y])
+                        beta[i] -= 1
+                        beta[j] += 1
+                        nt = _add(acc, mark, touched, nt,
+                                  _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf),
+                                  w * cross[c, d, 1, x, y])
+            else:
+                a, bb = ai, aj
+                for l in range(bb + 1):
+                    wl = mult * comb[bb, l] * (-1.0) ** l / (a + l + 1)
+                    for rr in range(bb - l + 1):
+                        X = a + l + 1 + rr
+                        Y = bb - l - rr
+                        w0 = wl * comb[bb - l, rr]
+                        for x in range(X + 1):
+                            for y in range(Y + 1):
+                                w = w0 * comb[X, x] * comb[Y, y]
+                                beta[:] = alpha
+                                beta[i] = X - x + 1
+                                beta[j] = Y - y
+                                nt = _add(acc, mark, touched, nt,
+                                          _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf),
+                                          w * same[c, 0, x, y])
+                                beta[i] -= 1
+                                beta[j] += 1
+                                nt = _add(acc, mark, touched, nt,
+                                          _moment_id(beta, sizes, first, ckeys, cperm, coff, tstride, tmap, buf),
+                                          w * same[c, 1, x, y])
+        a2col[row] = _moment_id(alpha, sizes, first, ckeys, cperm, coff, tstride, tmap, buf)
+        b0 = blocks[blk, 0]
+        bs = blocks[blk, 1]
+        if nnz + nt > cap:
+            while nnz + nt > cap:
+                cap *= 2
+            ni = np.empty(cap, dtype=np.int64)
+            nd = np.empty(cap)
+            ni[:nnz] = indices[:nnz]
+            nd[:nnz] = data[:nnz]
+            indices, data = ni, nd
+        for t in range(nt):
+            mid = touched[t]
+            v = acc[mid]
+            acc[mid] = 0.0
+            mark[mid] = 0
+            if b0 <= mid < b0 + bs:
+                diag[dstart[blk] + (row - b0) * bs + (mid - b0)] += v
+            elif v != 0.0:
+                if b0 + bs <= mid < nU:
+                    raise RuntimeError("relation references a later unknown (ordering broken)")
+                indices[nnz] = mid
+                data[nnz] = v
+                nnz += 1
+        indptr[row + 1] = nnz
+    return indptr, indices[:nnz].copy(), data[:nnz].copy(), a2col, diag, dstart
+
+
+@njit(cache=True)
+def _invert_blocks(diag, dstart, blocks):
+    inv = np.empty_like(diag)
+    for b in range(blocks.shape[0]):
+        bs = blocks[b, 1]
+        M = diag[dstart[b]:dstart[b + 1]].reshape(bs, bs).copy()
+        inv[dstart[b]:dstart[b + 1]] = np.linalg.inv(M).ravel()
+    return inv
+
+
+@njit(cache=True, nogil=True)
+def _sweep(s, x, nU, deg, indptr, indices, data, a2col, inv, dstart, blocks, y):
+    """Non-state moments y (scaled, eq. (6)) from the state x at sσ: block forward substitution
+    y_B = −T_B⁻¹ (A0_off y + s² A2 y) over the blocks in order. Fills y (length nU + nS)."""
+    s2 = s * s
+    for q in range(x.shape[0]):
+        y[nU + q] = x[q] * s ** deg[nU + q]
+    rhs = np.empty(64)
+    for b in range(blocks.shape[0]):
+        b0 = blocks[b, 0]
+        bs = blocks[b, 1]
+        if rhs.shape[0] < bs:
+            rhs = np.empty(bs)
+        for t in range(bs):
+            row = b0 + t
+            acc = -s2 * y[a2col[row]]
+            for p in range(indptr[row], indptr[row + 1]):
+                acc += data[p] * y[indices[p]]
+            rhs[t] = acc
+        off = dstart[b]
+        for t in range(bs):
+            v = 0.0
+            for u in range(bs):
+                v += inv[off + t * bs + u] * rhs[u]
+            y[b0 + t] = -v
+
+
+@njit(cache=True, nogil=True)
+def _rhs(s, z, total, nU, deg, indptr, indices, data, a2col, inv, dstart, blocks, y, values, sizes, counts_c,
+         sq_state, sq_c, sq_id, up_state, up_c, up_to, out):
+    """dz/ds for z = x e^{−sΣσ}, eq. (3) with Sq from :func:`_sweep` (linear in z, so z can be swept directly)."""
+    _sweep(s, z, nU, deg, indptr, indices, data, a2col, inv, dstart, blocks, y)
+    for q in range(z.shape[0]):
+        out[q] = -total * z[q]
+    for t in range(up_state.shape[0]):
+        c = up_c[t]
+        q = up_state[t]
+        out[q] += values[c] * (sizes[c] - counts_c[q, c]) * z[up_to[t]]
+    for t in range(sq_state.shape[0]):
+        c = sq_c[t]
+        q = sq_state[t]
+        sq = y[sq_id[t]] * s ** (-deg[sq_id[t]])
+        out[q] += values[c] * counts_c[q, c] * sq
+
+
+class Ray:
+    """Right-hand side of the ray ODE (3) for one (system, values, k), counting its evaluations against a budget."""
+
+    def __init__(self, sy, values, k, max_evals):
+        self.sy = sy
+        self.values = np.asarray(values, dtype=float)
+        self.asm = sy.assemble(self.values, k)
+        self.total = float(np.dot(self.values, sy.sizes))
+        self.sizes = np.array(sy.sizes, dtype=np.int64)
+        self.counts_c = np.array(sy.counts, dtype=np.int64).reshape(sy.nS, sy.r)
+        self.y = np.zeros(sy.nU + sy.nS)
+        self.evals = 0
+        self.max_evals = max_evals
+
+    def __call__(self, s, z):
+        if self.evals >= self.max_evals:
+            raise holonomic.StepBudgetExceeded(
+                f"the confluent ray needs more than {self.max_evals} right-hand-side evaluations")
+        out = np.empty_like(z)
+        a, sy = self.asm, self.sy
+        _rhs(s, np.ascontiguousarray(z), self.total, sy.nU, sy.deg, a.indptr, a.indices, a.data, a.a2col, a.inv,
+             a.dstart, sy.blocks, self.y, self.values, self.sizes, self.counts_c, sy.sq_state, sy.sq_c, sy.sq_id,
+             sy.up_state, sy.up_c, sy.up_to, out)
+        self.evals += 1
+        return out
+
+
+# ----------------------------------------------------------------------------- the ray and the public functions
+
+def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, salt: int = 0, coarse: float = 1.0):
+    """DOP853 from s0 (state x0) to 1 at step tolerance max(ODE_TOL_FACTOR·tol, ODE_TOL_FLOOR)·coarse (the floor
+    first, so the coarse run is always COARSE times looser than the fine one): (log F, gradient per cluster, steps).
+    With ``noise``, the start's components are disturbed at that relative size (signs by ``salt``): the rounding
+    probe. (Disturbing every sweep result too, as holonomic's probe does, stalls the tight per-component tolerance:
+    k = m = 8, σ = 30·1₈ took > 200 000 evaluations.)"""
+    z0 = x0 * math.exp(-s0 * ray.total)
+    if noise:
+        z0 = z0 * (1.0 + noise * np.array([holonomic._noise_sign(q, -1, salt) for q in range(z0.shape[0])]))
+    ray.evals = 0
+    stol = max(ODE_TOL_FACTOR * tol, ODE_TOL_FLOOR) * coarse
+    sol = solve_ivp(ray, (s0, 1.0), z0, method="DOP853", rtol=stol, atol=ATOL_REL * stol * abs(z0[0]))
+    z1 = sol.y[:, -1]
+    if not sol.success or not z1[0] > 0.0:
+        raise RuntimeError(f"the confluent ray lost all accuracy ({sol.message}; F = {z1[0]:.3g} at s = 1)")
+    g = np.array([z1[q] / z1[0] for q in ray.sy.state_e])
+    return math.log(z1[0]) + ray.total, g, sol.t.shape[0] - 1
+
+
+def _start(m: int, full: bool) -> float:
+    """ŝ: START (m < k) or START_FULL_RANK (k = m), lowered in steps of 2 until the series table fits."""
+    s_hat = START_FULL_RANK if full else START
+    while s_hat > 2.0 and series._count_pairs(m, holonomic._initial_degree(m, s_hat), MAX_START_PAIRS) \
+            > MAX_START_PAIRS:
+        s_hat -= 2.0
+    return s_hat
+
+
+def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
+    """(log F, its figure, ∂ log F/∂σ in the order of ``sig``, the gradient's figure) for one row of non-zero
+    σ within the regime (module docstring, "Error figure")."""
+    vals, sizes = clusters_of(sig)
+    m = len(sig)
+    total = float(np.dot(vals, sizes))
+    full = m == k and m >= 2
+    u = float(np.finfo(float).eps)
+    sy = confluent_system(tuple(sizes))
+    s_hat = _start(m, full)
+    if s_hat >= total:  # the series alone reaches s = 1
+        x = count_state(vals, sizes, k, 1.0, total)
+        v, gcl = math.log(x[0]), np.array([x[q] / x[0] for q in sy.state_e])
+        err = holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v))
+        gerr = holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl))))
+    else:
+        s0 = s_hat / total
+        x0 = count_state(vals, sizes, k, s0, s_hat)
+        ray = Ray(sy, vals, k, max_evals)
+        v, gcl, steps = _run(ray, s0, x0, rtol)
+        vc, gc, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
+        raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
+        graw = float(np.max(np.abs(gcl - gc))) / (COARSE - 1.0) + steps * u * (1.0 + float(np.max(np.abs(gcl))))
+        resp, gresp = 0.0, 0.0
+        for salt in range(1, PROBES + 1):
+            vp, gp, _ = _run(ray, s0, x0, rtol, NOISE, salt)
+            resp = max(resp, abs(v - vp))
+            gresp = max(gresp, float(np.max(np.abs(gcl - gp))))
+        linear = resp <= PROBE_LINEAR and gresp <= PROBE_LINEAR
+        err = (SAFETY * raw + SAFETY_NOISE * ((u / NOISE) * resp if linear else np.inf)
+               + holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v)))
+        gerr = (SAFETY * graw + SAFETY_NOISE * ((u / NOISE) * gresp if linear else np.inf)
+                + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl)))))
+    grad = np.empty(m)
+    for c, a in enumerate(vals):  # the cluster gradient back in the input order
+        grad[sig == a] = gcl[c]
+    return v, err, grad, gerr
+
+
+def confluent_reason(flat: np.ndarray, k: int) -> np.ndarray:
+    """Per row: '' where the confluent route applies (module docstring, "Regime"), else why not."""
+    out = np.full(flat.shape[0], "", dtype=object)
+    for r, row in enumerate(flat):
+        keep = row[row > holonomic._DROP_SIGMA]
+        vals, _ = clusters_of(keep)
+        if keep.size > MAX_M:
+            out[r] = (f"the confluent route takes at most {MAX_M} non-zero singular values; this row has {keep.size}")
+        elif keep.sum() > MAX_SIGMA_SUM:
+            out[r] = (f"the confluent route takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its step "
+                      f"count grows with it); this row sums to {keep.sum():.3g}: use method='formal' or 'asymptotic'")
+        elif len(vals) == keep.size:
+            out[r] = ("the confluent route is for exactly equal non-zero singular values (clusters); this row has "
+                      "none: use method='holonomic'")
+        elif len(vals) > 1 and np.any(np.diff(vals) > -GAP * np.array(vals[:-1])):
+            out[r] = (f"the confluent route needs distinct singular values at least {GAP:g} apart (relative; "
+                      f"exactly equal ones form its clusters)")
+    return out
+
+
+def _evaluate(flat: np.ndarray, k: int, rtol: float, max_evals: int):
+    flat = np.asarray(flat, dtype=float)
+    value = np.zeros(flat.shape[0])
+    error = np.zeros(flat.shape[0])
+    grad = np.zeros_like(flat)
+    gerr = np.zeros(flat.shape[0])
+    reasons = confluent_reason(flat, k)
+    for r, row in enumerate(flat):
+        if reasons[r]:
+            raise ValueError(f"sigma: {reasons[r]} (row {r})")
+        keep = np.flatnonzero(row > holonomic._DROP_SIGMA)
+        tiny = row[row <= holonomic._DROP_SIGMA]
+        error[r] = 0.5 * float(np.sum(tiny**2))  # dropping σᵢ changes log F by ≤ σᵢ²/2 (as holonomic)
+        gerr[r] = float(np.max(tiny, initial=0.0))
+        if keep.size:
+            v, e, g, ge = _one(row[keep], k, rtol, max_evals)
+            value[r] = v
+            error[r] += e
+            grad[r, keep] = g
+            gerr[r] += ge
+    return value, error, grad, gerr
+
+
+def _check(k: int, rtol: float, max_evals: int, n: int) -> None:
+    if isinstance(k, (bool, np.bool_)) or not float(k).is_integer() or k < max(1, n):
+        raise ValueError(f"k must be an integer >= max(1, number of singular values), got {k!r}")
+    if not 0.0 < rtol < 1e-2:
+        raise ValueError(f"rtol must be in (0, 1e-2), got {rtol!r}")
+    if isinstance(max_evals, (bool, np.bool_)) or not float(max_evals).is_integer() or max_evals < 1:
+        raise ValueError(f"max_evals must be a positive integer, got {max_evals!r}")
+
+
+def log_hyp0f1_confluent(flat: np.ndarray, k: int, rtol: float = 1e-12,
+                         max_evals: int = MAX_EVALS) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(k/2; diag(σ)²/4) per row and its error figure, by the confluent system (module docstring).
+
+    Parameters
+    ----------
+    flat : ndarray, shape (n, k)
+        Rows of finite, non-negative singular values (validated by the caller); exactly equal values form the
+        clusters, distinct values must be at least GAP apart (relative), at most MAX_M non-zero.
+    k : int
+        Dimension.
+    rtol : float
+        Tolerance of the ray (the coarse run at COARSE·rtol), in (0, 1e-2).
+    max_evals : int
+        Right-hand-side evaluations each run of a ray may use.
+
+    Returns
+    -------
+    value, error : ndarray, shape (n,)
+        log F and its figure (an estimate: module docstring, "Error figure").
+
+    Raises
+    ------
+    ValueError
+        A row outside the regime (:func:`confluent_reason`), or bad ``k``, ``rtol``, ``max_evals``.
+    holonomic.StepBudgetExceeded
+        A ray needed more than ``max_evals`` evaluations.
+    RuntimeError
+        A ray lost all accuracy (F ≤ 0 at s = 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symcheck.hyp0f1 import closed_form
+    >>> sig = np.full((1, 6), 10.0)
+    >>> v, e = log_hyp0f1_confluent(sig, 6)
+    >>> bool(abs(v[0] - closed_form.exact_value(sig, 6)[0][0]) <= e[0])
+    True
+    """
+    flat = np.asarray(flat, dtype=float)
+    _check(k, rtol, max_evals, flat.shape[1])
+    return _evaluate(flat, int(k), rtol, int(max_evals))[:2]
+
+
+def grad_log_hyp0f1_confluent(flat: np.ndarray, k: int, rtol: float = 1e-12,
+                              max_evals: int = MAX_EVALS) -> tuple[np.ndarray, np.ndarray]:
+    """∂ log ₀F₁/∂σ per row (eq. (2): x_{e_c}/x_0 for σᵢ in cluster c, 0 for σᵢ = 0) and the figure of its
+    largest component; parameters, figure and errors as :func:`log_hyp0f1_confluent`."""
+    flat = np.asarray(flat, dtype=float)
+    _check(k, rtol, max_evals, flat.shape[1])
+    return _evaluate(flat, int(k), rtol, int(max_evals))[2:]
