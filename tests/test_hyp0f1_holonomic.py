@@ -97,6 +97,22 @@ def test_auto_budget_answers_rank_deficient_rows_at_k20(nonzero):
     assert abs(value[0] - ref[0]) <= err[0] + ref_err
 
 
+def test_auto_budget_reaches_the_rank_deficient_lawson_ray_at_sigma_300():
+    """AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK: the report's goal row k = 20, rank-deficient, σ_max = 300 (m = 10,
+    Σσ ≈ 1000) is one Lawson ray whose four runs need more steps than AUTO_LAWSON_STEP_WORK gives (it ran out,
+    and auto fell back to a figure of ~1000 nats); with the rank-deficient budget auto answers it by the holonomic
+    route within the goal. A budget check only: no second route reaches this row (the formal series' figure is
+    inf, the expansion is undefined with two zeros, importance sampling's tail is too heavy), so the value itself
+    is checked where references exist (test_auto_budget_answers_rank_deficient_rows_at_k20 and the report)."""
+    sig = np.concatenate([300.0 * np.geomspace(1.0, 0.1, 10), np.zeros(10)])
+    with pytest.raises(ValueError, match="max_steps"):
+        symcheck.log_hyp0f1(sig, 20, method="holonomic", rtol=holonomic.AUTO_RTOL_RANK_DEFICIENT,
+                            work=holonomic.AUTO_LAWSON_STEP_WORK)
+    value, err, info = symcheck.log_hyp0f1(sig, 20, return_error=True, return_info=True)
+    assert str(info.method) == "holonomic"
+    assert err <= GOAL * max(1.0, abs(value))
+
+
 def test_against_mpmath_at_30_digits():
     sig = np.array([4.0, 3.0, 2.0, 1.0])
     ref = float(mpmath.log(symcheck.hyp0f1_reference(sig, 4, dps=30)))

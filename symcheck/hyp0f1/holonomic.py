@@ -137,7 +137,7 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON",
+__all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON",
            "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "PROBE_LINEAR", "SAFETY",
            "SAFETY_TIGHT", "StepBudgetExceeded", "auto_affordable", "default_max_steps",
            "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
@@ -311,6 +311,11 @@ AUTO_STEP_WORK = 10_000 * (STEP_OVERHEAD + (1 << 8) * 8 * 8)
 #: σ_max = 30 and ~3600 at 100, rtol 1e-13). Its rays are the cheap ones, so a row that fails here costs at most
 #: ~8 s (measured 2026-11-27).
 AUTO_LAWSON_STEP_WORK = 2.5 * AUTO_STEP_WORK
+#: The work units "auto" gives a rank-deficient row (m < k) that is one Lawson ray: ~6800 steps at m = 10. Its
+#: four runs at m = 10, k = 20, σ_max = 300 (the report's goal row, Σσ ≈ 1000) need between 5000 and 6000 steps
+#: (3.1 s here; the figure 1.2e-10 against the goal 1e-7), more than AUTO_LAWSON_STEP_WORK's ~4240; a row that
+#: runs out at m = 10 costs ~0.6 ms a step here, ~4 s (measured 2026-11-28).
+AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK = 4.0 * AUTO_STEP_WORK
 #: The work units "auto" gives a full-rank row (k = m) of HO rays or clusters: their rays ran three times with
 #: one rounding probe (:func:`_checked_ray`), and 1.6 × AUTO_STEP_WORK kept the rows that fitted two runs
 #: (k = 6 two clusters σ_max = 100 and k = 8 spread σ_max = 1000 ran out at 1 ×; a row that runs out costs
@@ -1388,7 +1393,8 @@ def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
 def auto_affordable(flat: np.ndarray, k: int, full_rank: bool, lawson: bool) -> np.ndarray:
     """Rows "auto" hands to the holonomic method, with m = k if ``full_rank`` (run at AUTO_RTOL) else m < k
     (run at AUTO_RTOL_RANK_DEFICIENT): if ``lawson``, rows that are one Lawson ray (no cluster,
-    :func:`_lawson_suits`) with m ≤ AUTO_MAX_M_LAWSON (given AUTO_LAWSON_STEP_WORK); else the other rows
+    :func:`_lawson_suits`) with m ≤ AUTO_MAX_M_LAWSON (given AUTO_LAWSON_STEP_WORK at k = m,
+    AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK at m < k); else the other rows
     with m ≤ AUTO_MAX_M (given AUTO_STEP_WORK). A few seconds at most a row."""
     m = np.count_nonzero(flat > _DROP_SIGMA, axis=1)
     out = (m <= (AUTO_MAX_M_LAWSON if lawson else AUTO_MAX_M)) & ((m == k) if full_rank else (m < k))

@@ -379,6 +379,13 @@ def _holonomic_scope(full_rank: bool, lawson: bool) -> str:
     return rows + ("; one Lawson ray (no cluster)" if lawson else "; clusters or HO rays")
 
 
+def _holonomic_auto_work(full_rank: bool, lawson: bool) -> float:
+    """The work units "auto" gives a holonomic row of each kind (holonomic.AUTO_*_STEP_WORK)."""
+    if lawson:
+        return holonomic.AUTO_LAWSON_STEP_WORK if full_rank else holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
+    return holonomic.AUTO_FULL_RANK_STEP_WORK if full_rank else holonomic.AUTO_STEP_WORK
+
+
 def _holonomic_call(fn, flat, k, rtol, max_steps, work):
     try:
         return fn(flat, k, rtol=rtol, max_steps=max_steps, work=work)
@@ -404,8 +411,7 @@ register(Method(
     auto=tuple(
         AutoStep(rank, functools.partial(holonomic.auto_affordable, full_rank=full_rank, lawson=lawson),
                  {"rtol": holonomic.AUTO_RTOL if full_rank else holonomic.AUTO_RTOL_RANK_DEFICIENT,
-                  "work": (holonomic.AUTO_LAWSON_STEP_WORK if lawson else holonomic.AUTO_FULL_RANK_STEP_WORK if full_rank
-                           else holonomic.AUTO_STEP_WORK)},
+                  "work": _holonomic_auto_work(full_rank, lawson)},
                  row_by_row=True, scope=_holonomic_scope(full_rank, lawson))
         for rank, full_rank, lawson in ((50, False, True), (50.5, False, False), (51, True, True), (51.5, True, False))),
 ))
