@@ -327,3 +327,26 @@ class Confluent:
             log_hyp0f1(self.sig, m, method="holonomic")
         except ValueError as err:
             raise NotImplementedError(str(err)) from None
+
+
+class Contiguous:
+    """The contiguous route per value at k = m (one ray at k + 2 through the Sekiguchi–Debiard operator): spread
+    σ = σ_max·(1, …, 0.1); beside it the direct holonomic ray at k = m on the same row (same-run baseline; it is
+    less accurate there at k = 10), skipped where it raises."""
+
+    params = [[6, 8, 10], [10.0, 30.0]]
+    param_names = ["k", "sigma_max"]
+    timeout = 300
+
+    def setup(self, k, sigma_max):
+        self.sig = sigma_max * np.geomspace(1.0, 0.1, k)[None, :]
+        log_hyp0f1(self.sig, k, method="contiguous")
+
+    def time_contiguous(self, k, sigma_max):
+        log_hyp0f1(self.sig, k, method="contiguous")
+
+    def time_holonomic(self, k, sigma_max):
+        try:
+            log_hyp0f1(self.sig, k, method="holonomic")
+        except ValueError as err:
+            raise NotImplementedError(str(err)) from None

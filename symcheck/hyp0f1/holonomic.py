@@ -958,13 +958,15 @@ def _ray_start(sig: np.ndarray, k: int):
     return s0, G
 
 
-def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0, salt: int = 0, start=None):
+def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0, salt: int = 0, start=None,
+         full_state: bool = False):
     """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly), from
     ``start`` (:func:`_ray_start`; computed if None, not changed); with ``noise``, every coupling
     evaluation's rounding is imitated at that relative size, with signs drawn by ``salt`` (:func:`_coupling`).
 
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
-    rejected, what ``max_steps`` limits). The gradient is
+    rejected, what ``max_steps`` limits); with ``full_state``, the whole state G_S/G_∅ at s = 1 (2^m, bit i of
+    S for sig[i]) in place of the gradient. The gradient is
     G_{{i}}/G_∅ at s = 1 (module docstring, (2): G_{{i}} = E[Tᵢᵢ e^{Σσⱼ Tⱼⱼ}] = ∂F/∂σᵢ). Raises
     StepBudgetExceeded when the step budget is exhausted, RuntimeError when the state's mean G_∅ = F comes
     out ≤ 0 (rounding amplified by close σ swamped it: seen in a disturbed run of :func:`_checked_ray`,
@@ -975,8 +977,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
     s0, G = _ray_start(sig, k) if start is None else start
     if s0 == 1.0:
         value = math.log(G[0])
-        singles = G[1 << np.arange(m)]
-        return value, INIT_TOL + ROUNDING * (1.0 + abs(value)), 0, singles / G[0], 0
+        ratios = G / G[0] if full_state else G[1 << np.arange(m)] / G[0]
+        return value, INIT_TOL + ROUNDING * (1.0 + abs(value)), 0, ratios, 0
     G = G.copy()
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
@@ -990,6 +992,9 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
     if not g0 > 0.0 or not np.isfinite(logscale):  # F > 0: rounding, amplified by close σ, swamped the state
         raise RuntimeError(f"the holonomic ray lost all accuracy (its state's mean is {g0:.3g} at s = 1)")
     value = math.log(g0) + logscale
+    if full_state:  # G_S = (1/n) Σ_E (−1)^{|E ∧ S|} Y_E: the inverse Walsh transform
+        _walsh(G)
+        return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, G / G[0], steps + rejected
     # G_{i} = (1/n) Σ_E (−1)^{E_i} Y_E: the inverse Walsh transform at the singletons
     grad = ((1.0 - 2.0 * flips).T @ G) / G.shape[0] / g0
     return value, err + INIT_TOL + ROUNDING * (1.0 + abs(value)), steps, grad, steps + rejected

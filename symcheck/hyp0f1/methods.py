@@ -45,8 +45,8 @@ import numpy as np
 
 from symcheck._checks import check_choice, check_int, check_positive_float, check_rng
 from symcheck._mc import khat_trusted
-from symcheck.hyp0f1 import (asymptotic, closed_form, confluent, formal, holonomic, laplace, montecarlo, near_equal,
-                             series)
+from symcheck.hyp0f1 import (asymptotic, closed_form, confluent, contiguous, formal, holonomic, laplace, montecarlo,
+                             near_equal, series)
 
 __all__ = ["AUTO_RTOL", "AUTO_SERIES_GOAL_RTOL", "AUTO_SERIES_MAX_DEGREE", "AUTO_SERIES_RANK_MAX_DEGREE", "AUTO_SERIES_RTOL", "AutoStep", "Method", "REGISTRY", "get",
            "names", "register", "unregister"]
@@ -462,6 +462,31 @@ register(Method(
     auto=(AutoStep(49, _tied_rows, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS}, row_by_row=True,
                    scope=f"exactly equal non-zero σ (clusters), 2 to {confluent.MAX_M} non-zero, distinct values "
                          f"{confluent.GAP:g} apart"),),
+))
+
+
+# --------------------------------------------------------------------------- k = m from k + 2 (Sekiguchi–Debiard)
+
+def _contiguous_rows(flat: np.ndarray, k: int) -> np.ndarray:
+    """Rows in the contiguous route's regime (k = m ≤ contiguous.MAX_M, distinct σ: contiguous_reason)."""
+    return contiguous.contiguous_reason(flat, k) == ""
+
+
+register(Method(
+    name="contiguous",
+    summary="k = m from the function at k + 2: F_k = det(B + diag(σᵢ∂ᵢ)) F_{k+2}(σ, 0, 0)/k! (the Sekiguchi–Debiard "
+            "operator) on the state of one stable holonomic ray at k + 2 (distinct σ, k ≤ 10; no gradient)",
+    evaluate=lambda flat, k, rtol=1e-13, max_steps=None, work=holonomic.STEP_WORK: _holonomic_call(
+        contiguous.log_hyp0f1_contiguous, flat, k, rtol, max_steps, work),
+    rigorous=False,
+    error_kind="estimate (g's ray at 16 × rtol and with its rounding imitated, through the relation; × a measured "
+               "safety factor)",
+    domain=lambda flat, k, options=None: contiguous.contiguous_reason(flat, k),
+    defaults={"rtol": 1e-13, "max_steps": None, "work": holonomic.STEP_WORK},
+    check_options=_holonomic_options,
+    auto=(AutoStep(50.8, _contiguous_rows, {"rtol": 1e-13, "work": holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK},
+                   row_by_row=True, scope=f"k = m ≤ {contiguous.MAX_M}, non-zero σ {contiguous.GAP:g} apart "
+                                          "(relative), g's ray at k + 2 one Lawson ray"),),
 ))
 
 

@@ -55,6 +55,8 @@ COMPARISONS = [
      "time_numpy_inv_det", "NumPy inv + det"),
     *[(f"holonomic ₀F₁ per value, m = {m}, {shape}", "bench_hyp0f1", "Holonomic", (m, shape), "time_one_value",
        None, None) for m in (4, 6, 8) for shape in ("spread", "clustered")],
+    ("₀F₁ at k = m = 10, spread σ_max = 10: the contiguous route", "bench_hyp0f1", "Contiguous", (10, 10.0),
+     "time_contiguous", "time_holonomic", "the direct holonomic ray (figure ~5e-8 there)"),
     *[(f"auto ₀F₁ per value at k = 20, {shape}, σ_max = {s:g}", "bench_hyp0f1", "AutoAtMooresSize", (shape, s),
        "time_one_value", None, None) for shape in ("spread", "equal") for s in (3.0, 300.0)],
 ]

@@ -1,0 +1,209 @@
+"""F at k = m from the function at k + 2: the Sekiguchi–Debiard operator, F_k = (1/k!) det(B + diag(σᵢ∂ᵢ)) g.
+
+Write F_k(σ) = ₀F₁(k/2; diag(σ)²/4) (m = k non-zero σ) and g(σ) = F_{k+2}(σ, 0, 0) = ₀F₁(k/2 + 1; diag(σ)²/4),
+the same hypergeometric function with the parameter raised by one. Why: at k = m, Muirhead's system for F_k has a
+second solution analytic at σ = 0, G = ∫_{O(k)} det(T) etr(ATᵀ) dT = (∏σᵢ/k!)·g (substitute F = ∏σᵢ·g into the
+system: the b-system becomes the (b + 1)-system exactly when 2b = m; the constant is E[det T ∏Tᵢᵢ] = 1/k!). It is
+∝ ∏σᵢ near 0 and grows to F's size, so errors the holonomic ray makes early are amplified by up to k!/∏(s₀σᵢ)
+(:mod:`holonomic`: k = m = 10, spread σ_max = 30, its figure 5.7e-6). The (b + 1)-system has m < k + 2: no such
+solution (its second exponent at σᵢ = 0 is −1), so g's ray is stable, and F_k follows from g without integrating
+the unstable system.
+
+The relation. With x = σ²/4 the zonal polynomials C_κ are Jack polynomials (α = 2), eigenfunctions of the
+Sekiguchi–Debiard operator (Macdonald 1995, VI §3 ex. 3, VI (4.14); Sekiguchi 1977)
+
+    D(u) = a_δ(x)⁻¹ Σ_{w∈S_m} ε(w) x^{wδ} ∏ᵢ (u + (wδ)ᵢ + 2xᵢ∂_{xᵢ}),   D(u) C_κ = ∏ᵢ (u + m − i + 2κᵢ) C_κ.   (1)
+
+Since (b + 1)_κ/(b)_κ = ∏ᵢ (b − (i−1)/2 + κᵢ)/(b − (i−1)/2), u = 2b + 1 − m turns D(u) into that ratio times
+2^m ∏ᵢ(b − (i−1)/2), so F_k = D(u) g / (2^m ∏ᵢ(b − (i−1)/2)); at k = m: u = 1 and the constant is k!. With
+2xᵢ∂_{xᵢ} = σᵢ∂_{σᵢ} (commuting, one per variable) the determinant expands over subsets S (the operator taken in
+the rows S):
+
+    F_k(σ) = (1/k!) Σ_S c_S(x) σ^S ∂_S g(σ),   c_S = det B[Sᶜ, Sᶜ],   B = V W V⁻¹ = u I + X D,              (2)
+
+V = (xᵢ^{m−j}), W = diag(u + m − j): B acts on a polynomial of degree < m given by its values at the xᵢ as
+u + x d/dx, i.e. Bᵢⱼ = xᵢ (wⱼ/wᵢ)/(xᵢ − xⱼ) (i ≠ j), Bᵢᵢ = u + xᵢ Σ_{l≠i} 1/(xᵢ − x_l), w the barycentric weights
+(D the Lagrange differentiation matrix at the nodes x). The square-free derivatives ∂_S g are exactly the state
+of g's holonomic ray (:mod:`holonomic`, G_S), so one ray of the stable system at k + 2 gives F_k. Check: m = 1,
+F₁ = g + σg' = (σ·sinh σ/σ)' = cosh σ.
+
+Terms and cancellation. At small σ the S = ∅ term (c_∅ = m!) carries F, at large σ the S = full term
+(∏σᵢ ∂_full g/k! ≈ G ≈ F); on spread spectra no term exceeds the sum (k = m = 10, σ_max = 10 and 30: the
+largest term is 0.19 and 0.01 of the sum). c_S has poles where xᵢ = xⱼ (i ∈ S, j ∉ S): near ties the terms cancel
+(k = 8, σ 1 % apart: 3.5e7 times the sum), so the route takes distinct σ only (:func:`contiguous_reason`). The
+c_S are principal minors of B computed with mpmath at DPS digits (float64 minors were 8e-14 off at m = 10 where
+cond B = 2e14).
+
+Error figure (an estimate): g's ray is run at ``rtol``, at COARSE·rtol and PROBES times with its rounding
+imitated (:func:`holonomic._ray`, ``noise``), and (2) is evaluated on each; with V, V_c, V_p the resulting log F_k,
+
+    SAFETY·(|V − V_c|/(COARSE − 1) + steps·u·(1 + |V|)) + SAFETY_NOISE·(u/NOISE)·max|V − V_p|
+      + (INIT_TOL + 2^m·u)·A + ROUNDING·(1 + |V|),
+
+A = Σ|terms|/|sum| (the amplification of (2)); the coarse run sees the ray's truncation through (2), the probes
+its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
+
+Regime: k = m (every σ non-zero), m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
+pairwise relative gaps ≥ GAP, Σσ ≤ holonomic.MAX_SIGMA_SUM, and the ray's step budget. No gradient (it needs
+∂ᵢ∂_S g with i ∈ S, not in the state).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+import numpy as np
+
+from symcheck.evidence import ROUNDING
+from symcheck.hyp0f1 import holonomic
+
+__all__ = ["COARSE", "GAP", "MAX_M", "SAFETY", "contiguous_reason", "log_hyp0f1_contiguous", "sekiguchi_coefficients"]
+
+#: Largest m = k: g's ray at k + 2 is one Lawson ray up to holonomic.LAWSON_MAX_M (the HO scheme at m = 12 ran
+#: > 15 min on k = 12 spread σ_max = 10).
+MAX_M = holonomic.LAWSON_MAX_M
+#: Least relative gap (σᵢ − σᵢ₊₁)/σᵢ: the coefficients' poles at ties (module docstring).
+GAP = 0.05
+#: Coarse run at COARSE × rtol; safety factor of the figure (module docstring).
+COARSE = 16.0
+SAFETY = 10.0
+#: Digits of the principal minors c_S.
+DPS = 40
+#: Largest amplification A of the sum (2) the route accepts.
+MAX_AMPLIFICATION = 1e4
+
+
+def sekiguchi_coefficients(sig: np.ndarray) -> np.ndarray:
+    """c_S = det B[Sᶜ, Sᶜ] for every subset S (bit i of S for sig[i]) of eq. (2), u = 1 (k = m), as floats.
+
+    Parameters
+    ----------
+    sig : ndarray, shape (m,)
+        Pairwise distinct positive σ.
+    """
+    m = sig.shape[0]
+    with mpmath.workdps(DPS):
+        x = [mpmath.mpf(float(s)) ** 2 / 4 for s in sig]
+        w = [1 / mpmath.fprod([x[i] - x[j] for j in range(m) if j != i]) for i in range(m)]
+        B = [[(x[i] * (w[j] / w[i]) / (x[i] - x[j]) if i != j else
+               1 + x[i] * mpmath.fsum(1 / (x[i] - x[j]) for j in range(m) if j != i)) for j in range(m)]
+             for i in range(m)]
+        out = np.empty(1 << m)
+        for S in range(1 << m):
+            rest = [i for i in range(m) if not (S >> i) & 1]
+            out[S] = float(mpmath.det(mpmath.matrix([[B[i][j] for j in rest] for i in rest]))) if rest else 1.0
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _coefficients_cached(key: tuple) -> np.ndarray:
+    return sekiguchi_coefficients(np.array(key))
+
+
+def _relation(sig: np.ndarray, coef: np.ndarray, log_g: float, ratios: np.ndarray) -> tuple[float, float]:
+    """(log F_k, amplification A) from g's state by eq. (2)."""
+    m = sig.shape[0]
+    bits = (np.arange(1 << m)[:, None] >> np.arange(m)) & 1
+    powers = np.prod(np.where(bits == 1, sig[None, :], 1.0), axis=1)
+    terms = coef * powers * ratios
+    total = float(np.sum(terms))
+    if not total > 0.0:
+        raise RuntimeError(f"the contiguous relation lost all accuracy (sum {total:.3g})")
+    return log_g + math.log(total) - math.lgamma(m + 1), float(np.sum(np.abs(terms))) / total
+
+
+def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
+    """Per row: '' where the contiguous route applies (module docstring, "Regime"), else why not."""
+    out = np.full(flat.shape[0], "", dtype=object)
+    for r, row in enumerate(flat):
+        sig = np.sort(row)[::-1]
+        if np.any(sig <= holonomic._DROP_SIGMA):
+            out[r] = "the contiguous route is for k = m: every singular value non-zero"
+        elif sig.shape[0] > MAX_M:
+            out[r] = f"the contiguous route takes k ≤ {MAX_M} (g's ray at k + 2 is one Lawson ray)"
+        elif sig.sum() > holonomic.MAX_SIGMA_SUM:
+            out[r] = (f"the contiguous route takes rows with a sum of singular values up to "
+                      f"{holonomic.MAX_SIGMA_SUM:g}; this row sums to {sig.sum():.3g}")
+        elif np.any(sig[1:] > (1.0 - GAP) * sig[:-1]):
+            out[r] = (f"the contiguous route needs singular values at least {GAP:g} apart (relative): its "
+                      f"coefficients have poles at ties")
+        elif not holonomic._lawson_suits(sig, k + 2):
+            out[r] = "the contiguous route needs g's ray at k + 2 to be one Lawson ray (holonomic._lawson_suits)"
+    return out
+
+
+def _one(sig: np.ndarray, rtol: float, budget: int) -> tuple[float, float]:
+    """(log F_k, its figure) for one row of pairwise distinct σ, sorted decreasingly, k = m."""
+    m = sig.shape[0]
+    u = float(np.finfo(float).eps)
+    coef = _coefficients_cached(tuple(float(s) for s in sig))
+    start = holonomic._ray_start(sig, m + 2)
+    runs = []
+    for tol, noise, salt in ([(rtol, 0.0, 0), (COARSE * rtol, 0.0, 0)]
+                             + [(rtol, holonomic.NOISE, p) for p in range(holonomic.PROBES)]):
+        lg, _, used, ratios, _ = holonomic._ray(sig, m + 2, tol, budget - sum(r[2] for r in runs), noise, salt,
+                                                start, full_state=True)
+        v, amp = _relation(sig, coef, lg, ratios)
+        runs.append((v, amp, used))
+        if used == 0:  # the start series reached s = 1: no ray
+            return v, (holonomic.INIT_TOL + (1 << m) * u) * amp + ROUNDING * (1.0 + abs(v))
+    v, amp, used = runs[0]
+    if amp > MAX_AMPLIFICATION:
+        return v, np.inf
+    steps = sum(r[2] for r in runs)
+    response = max(abs(v - r[0]) for r in runs[2:])
+    noise = (holonomic.SAFETY_NOISE * (u / holonomic.NOISE) * response if response <= holonomic.PROBE_LINEAR
+             else np.inf)
+    raw = abs(v - runs[1][0]) / (COARSE - 1.0) + used * u * (1.0 + abs(v))
+    return v, (SAFETY * raw + noise + (holonomic.INIT_TOL + (1 << m) * u) * amp + ROUNDING * (1.0 + abs(v)))
+
+
+def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
+                          work: float = holonomic.STEP_WORK) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(k/2; diag(σ)²/4) at k = m by eq. (2) of the module docstring, and its error figure (an estimate).
+
+    Parameters
+    ----------
+    flat : ndarray, shape (n, k)
+        Rows of k non-zero, pairwise distinct (relative gap ≥ GAP) singular values.
+    k : int
+        Dimension, 1 ≤ k ≤ MAX_M.
+    rtol : float
+        Tolerance of g's ray (its coarse run at COARSE·rtol).
+    max_steps : int, optional
+        Steps g's four runs may take together (default from ``work``: :func:`holonomic.default_max_steps`).
+    work : float
+        Work units of a row when ``max_steps`` is None.
+
+    Returns
+    -------
+    value, error : ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        A row outside the regime (:func:`contiguous_reason`).
+    holonomic.StepBudgetExceeded
+        g's runs need more than ``max_steps`` steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symcheck.hyp0f1 import closed_form
+    >>> sig = np.array([[20.0, 12.0, 5.0, 2.0]])
+    >>> v, e = log_hyp0f1_contiguous(sig, 4)
+    >>> bool(abs(v[0] - closed_form.exact_value(sig, 4)[0][0]) <= e[0])
+    True
+    """
+    flat = np.asarray(flat, dtype=float)
+    reasons = contiguous_reason(flat, k)
+    value = np.empty(flat.shape[0])
+    error = np.empty(flat.shape[0])
+    for r, row in enumerate(flat):
+        if reasons[r]:
+            raise ValueError(f"sigma: {reasons[r]} (row {r})")
+        sig = np.sort(row)[::-1].copy()
+        budget = holonomic.default_max_steps(k, work) if max_steps is None else max_steps
+        value[r], error[r] = _one(sig, rtol, budget)
+    return value, error

@@ -1,0 +1,138 @@
+"""The contiguous route (k = m from the function at k + 2, symcheck/hyp0f1/contiguous.py) against references it
+does not use: the k ≤ 4 closed forms, the series with its rigorous bound, the holonomic route at k = m, and the
+second solution G it is built to avoid (k = 2 in Bessel functions)."""
+import math
+
+import numpy as np
+import pytest
+from scipy.special import ive
+
+import symcheck
+from symcheck.hyp0f1 import closed_form, contiguous, holonomic, series
+
+EPS = np.finfo(float).eps
+
+
+def _distinct_rows(rng, k, scales, per_scale=2):
+    """Seeded rows of k pairwise distinct σ (relative gaps ≥ contiguous.GAP), σ_max = each scale."""
+    rows = []
+    for smax in scales:
+        for _ in range(1000):
+            sig = np.sort(smax * np.exp(-rng.uniform(0.0, 2.5, k)))[::-1]
+            sig[0] = smax
+            if contiguous.contiguous_reason(sig[None], k)[0] == "":
+                rows.append(sig)
+            if sum(r[0] == smax for r in rows) == per_scale:
+                break
+        else:
+            raise AssertionError(f"no row in the regime at k = {k}, sigma_max = {smax}")
+    return rows
+
+
+def test_k1_is_cosh():
+    """m = 1: F₁ = g + σg' with g = sinh σ/σ (module docstring): log cosh σ."""
+    sig = np.array([[0.5], [3.0], [30.0], [80.0]])
+    v, e = contiguous.log_hyp0f1_contiguous(sig, 1)
+    ref = sig[:, 0] + np.log1p(np.exp(-2 * sig[:, 0])) - math.log(2)
+    assert np.all(np.abs(v - ref) <= e)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_against_the_closed_forms(k):
+    rng = np.random.default_rng(100 + k)
+    for sig in _distinct_rows(rng, k, [0.3, 3.0, 30.0, 30.0 * k]):
+        ref, ref_err = (x[0] for x in closed_form.exact_value(sig[None], k))
+        v, e = contiguous.log_hyp0f1_contiguous(sig[None], k)
+        assert abs(v[0] - ref) <= e[0] + ref_err, (sig, v[0] - ref, e[0])
+        assert e[0] <= 1e-10 * max(1.0, abs(ref))
+
+
+@pytest.mark.parametrize("k", [5, 6, 8])
+def test_against_the_series_with_its_bound(k):
+    sig = 3.0 * np.geomspace(1.0, 0.2, k)[None, :]
+    ref, rel = series.log_hyp0f1_series(sig, k, rtol=1e-15, max_degree=200)
+    v, e = contiguous.log_hyp0f1_contiguous(sig, k)
+    assert abs(v[0] - ref[0]) <= e[0] + rel[0] + 4 * EPS * abs(ref[0])
+
+
+@pytest.mark.parametrize("k,smax", [(5, 30.0), (6, 10.0), (8, 10.0)])
+def test_against_the_holonomic_route_at_k_equal_m(k, smax):
+    """Where the direct ray at k = m is accurate (figures ~1e-11), the two agree within both figures."""
+    sig = smax * np.geomspace(1.0, 0.1, k) * (1 + 0.01 * np.arange(k))
+    ref, ref_err = symcheck.log_hyp0f1(sig, k, method="holonomic", rtol=1e-14,
+                                       work=holonomic.AUTO_FULL_RANK_STEP_WORK, return_error=True)
+    v, e = contiguous.log_hyp0f1_contiguous(sig[None], k)
+    assert abs(v[0] - ref) <= e[0] + ref_err
+
+
+def test_the_second_solution_is_det_times_the_function_at_k_plus_2():
+    """The module's premise at k = 2: G = ∫ det(T) etr(ATᵀ) dT = ½(I₀(a + b) − I₀(a − b)) equals
+    (ab/2!)·₀F₁(2; diag(a², b²)/4) = (ab/2)·F₄(a, b, 0, 0) (the series route in 2 of 4 variables)."""
+    for a, b in [(1.0, 0.5), (3.0, 2.0), (8.0, 1.5)]:
+        g_log, g_rel = series.log_hyp0f1_series(np.array([[a, b, 0.0, 0.0]]), 4, rtol=1e-15, max_degree=200)
+        big, small = a + b, a - b
+        det_weighted = 0.5 * (ive(0, big) * math.exp(big) - ive(0, small) * math.exp(small))
+        assert abs(math.log(a * b / 2) + g_log[0] - math.log(det_weighted)) <= g_rel[0] + 1e-14
+
+
+def test_a_planted_coefficient_error_fails_the_closed_forms(monkeypatch):
+    """c_S 0.1 % off for |S| = 1 (a wrong operator D(u)) moves the value far outside the figure."""
+    honest = contiguous.sekiguchi_coefficients
+
+    def planted(key):
+        c = honest(np.array(key)).copy()
+        single = [1 << i for i in range(len(key))]
+        c[single] *= 1.001
+        return c
+
+    monkeypatch.setattr(contiguous, "_coefficients_cached", planted)
+    sig = np.array([[30.0, 12.0, 3.0, 1.0]])
+    ref, ref_err = (x[0] for x in closed_form.exact_value(sig, 4))
+    v, e = contiguous.log_hyp0f1_contiguous(sig, 4)
+    assert abs(v[0] - ref) > e[0] + ref_err
+
+
+@pytest.mark.parametrize("rtol", [1e-9, 1e-7, 1e-5])
+def test_the_figure_holds_at_loose_tolerances_and_a_coarse_run_that_is_not_coarser_breaks_it(rtol, monkeypatch):
+    """At loose rtol the truncation dominates and the coarse run must see it: honest, the figure covers the
+    closed form's distance; planted (the coarse run at the fine tolerance), the figure falls below it."""
+    sig = np.array([[30.0, 12.0, 3.0, 1.0]])
+    ref, ref_err = (x[0] for x in closed_form.exact_value(sig, 4))
+    v, e = contiguous.log_hyp0f1_contiguous(sig, 4, rtol=rtol)
+    assert abs(v[0] - ref) <= e[0] + ref_err
+    honest_ray = holonomic._ray
+
+    def fine_only(sig, k, tol, *args, **kwargs):
+        return honest_ray(sig, k, min(tol, rtol), *args, **kwargs)
+
+    monkeypatch.setattr(holonomic, "_ray", fine_only)
+    v, e = contiguous.log_hyp0f1_contiguous(sig, 4, rtol=rtol)
+    assert abs(v[0] - ref) > e[0] + ref_err
+
+
+@pytest.mark.parametrize("sig,k,what", [
+    ([3.0, 3.0, 1.0], 3, "apart"),                 # a tie: the coefficients' poles
+    ([3.0, 2.9, 1.0], 3, "apart"),                 # closer than GAP
+    ([3.0, 1.0, 0.0], 3, "non-zero"),              # m < k: the holonomic route's case
+    (list(np.geomspace(10, 1, 11)), 11, "k ≤ 10"),
+])
+def test_rows_outside_the_regime_raise_naming_sigma(sig, k, what):
+    with pytest.raises(ValueError, match=f"sigma.*{what}"):
+        symcheck.log_hyp0f1(np.array(sig), k, method="contiguous")
+
+
+def test_a_ray_beyond_its_budget_raises_naming_max_steps():
+    with pytest.raises(ValueError, match="max_steps"):
+        symcheck.log_hyp0f1(30.0 * np.geomspace(1.0, 0.1, 6), 6, method="contiguous", max_steps=20)
+
+
+def test_auto_takes_it_at_k_equal_10_where_the_direct_ray_is_not_accurate():
+    """k = m = 10, spread σ_max = 10: the direct ray's figure is ~5e-8 (its k = m mode); auto now reaches the
+    goal by this route, and the direct ray agrees within its own figure."""
+    sig = 10.0 * np.geomspace(1.0, 0.1, 10) * (1 + 0.01 * np.arange(10))
+    v, e, info = symcheck.log_hyp0f1(sig, 10, return_error=True, return_info=True)
+    assert str(info.method) == "contiguous"
+    assert e <= 1e-10 * max(1.0, abs(v))
+    ref, ref_err = symcheck.log_hyp0f1(sig, 10, method="holonomic", rtol=1e-14,
+                                       work=holonomic.AUTO_LAWSON_STEP_WORK, return_error=True)
+    assert abs(v - ref) <= e + ref_err
