@@ -136,3 +136,22 @@ def test_auto_takes_it_at_k_equal_10_where_the_direct_ray_is_not_accurate():
     ref, ref_err = symcheck.log_hyp0f1(sig, 10, method="holonomic", rtol=1e-14,
                                        work=holonomic.AUTO_LAWSON_STEP_WORK, return_error=True)
     assert abs(v - ref) <= e + ref_err
+
+
+def test_auto_gradient_on_its_rows_comes_from_a_route_with_a_gradient():
+    """The route has no gradient; auto's gradient on its rows is the best route that has one (the direct ray),
+    not the Laplace fallback, and matches central differences of this route's values: |error| ≤ the gradient's
+    figure + 2·(value figure)/h + h²/3 (the third derivative of log F in one σᵢ is a third cumulant of a
+    variable in [−1, 1], at most 2 in size)."""
+    k = 6
+    sig = 10.0 * np.geomspace(1.0, 0.1, k) * (1 + 0.01 * np.arange(k))
+    g, ge, info = symcheck.grad_log_hyp0f1(sig, k, return_error=True, return_info=True)
+    assert str(info.method) == "holonomic"
+    assert np.isfinite(ge)
+    h = 1e-3
+    for i in (0, k - 1):
+        up, down = sig.copy(), sig.copy()
+        up[i] += h
+        down[i] -= h
+        (vu, vd), (eu, ed) = contiguous.log_hyp0f1_contiguous(np.stack([up, down]), k)
+        assert abs((vu - vd) / (2 * h) - g[i]) <= ge + (eu + ed) / (2 * h) + h**2 / 3

@@ -235,15 +235,18 @@ def auto_attempts():
         _ATTEMPTS.reset(token)
 
 
-def _auto_pass(flat: np.ndarray, k: int, log: dict | None = None):
+def _auto_pass(flat: np.ndarray, k: int, log: dict | None = None, with_gradient: bool = False):
     """One pass of the auto steps over the rows: (value, error, method name, index of the auto step);
-    each evaluation's outcome per row goes to ``log`` (`auto_attempts`) if given."""
+    each evaluation's outcome per row goes to ``log`` (`auto_attempts`) if given. With ``with_gradient``, only
+    the steps of methods that have a gradient."""
     n = flat.shape[0]
     value = np.full(n, np.nan)
     error = np.full(n, np.inf)
     names = np.full(n, "", dtype=object)
     chosen = np.full(n, -1)
     for i, (m, step) in enumerate(methods.auto_steps()):
+        if with_gradient and m.gradient is None:
+            continue
         todo = ~_good(value, error, AUTO_RTOL) & (~np.isfinite(value) if step.fallback else True)
         idx = np.flatnonzero(todo)
         if idx.size:
@@ -520,10 +523,13 @@ def _auto_grad(flat: np.ndarray, k: int):
     steps = methods.auto_steps()
     grad = np.empty_like(flat)
     error = np.full(flat.shape[0], np.inf)
+    bare = np.flatnonzero([steps[i][0].gradient is None for i in chosen])
+    if bare.size:  # a route without a gradient (contiguous): the best route of those with one, as auto ranks them
+        _, _, names[bare], chosen[bare] = _auto_pass(used[bare], k, with_gradient=True)
     for i in np.unique(chosen):
         rows = np.flatnonzero(chosen == i)
         m, step = steps[i]
-        if m.gradient is None:  # a method without a gradient: the Laplace gradient, error unknown
+        if i < 0 or m.gradient is None:  # no route with a gradient answered: the Laplace gradient, error unknown
             m, step = methods.REGISTRY["laplace"], methods.REGISTRY["laplace"].auto[0]
             names[rows] = "laplace"
         opts = methods.resolve_options(m, step.options)
