@@ -1,4 +1,4 @@
-"""The contiguous route (k = m from the function at k + 2, symcheck/hyp0f1/contiguous.py) against references it
+"""The contiguous route (k = m, m + 1 from the function at k + 2, symcheck/hyp0f1/contiguous.py) against references it
 does not use: the k ≤ 4 closed forms, the series with its rigorous bound, the holonomic route at k = m, and the
 second solution G it is built to avoid (k = 2 in Bessel functions)."""
 import math
@@ -79,8 +79,8 @@ def test_a_planted_coefficient_error_fails_the_closed_forms(monkeypatch):
     """c_S 0.1 % off for |S| = 1 (a wrong operator D(u)) moves the value far outside the figure."""
     honest = contiguous.sekiguchi_coefficients
 
-    def planted(key):
-        c = honest(np.array(key)).copy()
+    def planted(key, u):
+        c = honest(np.array(key), u).copy()
         single = [1 << i for i in range(len(key))]
         c[single] *= 1.001
         return c
@@ -113,7 +113,8 @@ def test_the_figure_holds_at_loose_tolerances_and_a_coarse_run_that_is_not_coars
 @pytest.mark.parametrize("sig,k,what", [
     ([3.0, 3.0, 1.0], 3, "apart"),                 # a tie: the coefficients' poles
     ([3.0, 2.9, 1.0], 3, "apart"),                 # closer than GAP
-    ([3.0, 1.0, 0.0], 3, "non-zero"),              # m < k: the holonomic route's case
+    ([3.0, 1.0, 0.0, 0.0], 4, "at most one"),      # m < k − 1: the holonomic route's case
+    ([0.0, 0.0], 2, "non-zero"),
     (list(np.geomspace(10, 1, 11)), 11, "k ≤ 10"),
 ])
 def test_rows_outside_the_regime_raise_naming_sigma(sig, k, what):
@@ -155,3 +156,35 @@ def test_auto_gradient_on_its_rows_comes_from_a_route_with_a_gradient():
         down[i] -= h
         (vu, vd), (eu, ed) = contiguous.log_hyp0f1_contiguous(np.stack([up, down]), k)
         assert abs((vu - vd) / (2 * h) - g[i]) <= ge + (eu + ed) / (2 * h) + h**2 / 3
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_k_equal_m_plus_1_against_the_closed_forms(k):
+    """One σ zero (u = 2, constant k!): the closed forms at k = 2–4 hold any σ."""
+    rng = np.random.default_rng(200 + k)
+    for sig in _distinct_rows(rng, k - 1, [0.3, 3.0, 30.0, 30.0 * k]):
+        row = np.r_[sig, 0.0][None, :]
+        ref, ref_err = (x[0] for x in closed_form.exact_value(row, k))
+        v, e = contiguous.log_hyp0f1_contiguous(row, k)
+        assert abs(v[0] - ref) <= e[0] + ref_err, (sig, v[0] - ref, e[0])
+        assert e[0] <= 1e-10 * max(1.0, abs(ref))
+
+
+def test_k_equal_m_plus_1_with_the_coefficients_of_k_equal_m_fails(monkeypatch):
+    """Planted: u = 1 (and 1/k!) at k = m + 1, the operator of the wrong parameter, misses the closed form."""
+    honest = contiguous.sekiguchi_coefficients
+    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), 1))
+    row = np.array([[30.0, 12.0, 3.0, 0.0]])
+    ref, ref_err = (x[0] for x in closed_form.exact_value(row, 4))
+    v, e = contiguous.log_hyp0f1_contiguous(row, 4)
+    assert abs(v[0] - ref) > e[0] + ref_err
+
+
+@pytest.mark.parametrize("m,smax", [(4, 10.0), (6, 10.0), (6, 30.0)])
+def test_k_equal_m_plus_1_against_the_holonomic_route(m, smax):
+    """Where the direct ray at k = m + 1 is accurate, the two agree within both figures."""
+    row = np.r_[smax * (1 - 1.001 * contiguous.GAP) ** np.arange(m), 0.0]
+    ref, ref_err = symcheck.log_hyp0f1(row, m + 1, method="holonomic", rtol=1e-14,
+                                       work=holonomic.AUTO_FULL_RANK_STEP_WORK, return_error=True)
+    v, e = contiguous.log_hyp0f1_contiguous(row[None], m + 1)
+    assert abs(v[0] - ref) <= e[0] + ref_err

@@ -1,6 +1,6 @@
-"""F at k = m from the function at k + 2: the Sekiguchi–Debiard operator, F_k = (1/k!) det(B + diag(σᵢ∂ᵢ)) g.
+"""F at k = m and m + 1 from the function at k + 2: the Sekiguchi–Debiard operator, F_k ∝ det(B + diag(σᵢ∂ᵢ)) g.
 
-Write F_k(σ) = ₀F₁(k/2; diag(σ)²/4) (m = k non-zero σ) and g(σ) = F_{k+2}(σ, 0, 0) = ₀F₁(k/2 + 1; diag(σ)²/4),
+Write F_k(σ) = ₀F₁(k/2; diag(σ)²/4) (m non-zero σ) and g(σ) = F_{k+2}(σ, 0, 0) = ₀F₁(k/2 + 1; diag(σ)²/4),
 the same hypergeometric function with the parameter raised by one. Why: at k = m, Muirhead's system for F_k has a
 second solution analytic at σ = 0, G = ∫_{O(k)} det(T) etr(ATᵀ) dT = (∏σᵢ/k!)·g (substitute F = ∏σᵢ·g into the
 system: the b-system becomes the (b + 1)-system exactly when 2b = m; the constant is E[det T ∏Tᵢᵢ] = 1/k!). It is
@@ -15,17 +15,23 @@ Sekiguchi–Debiard operator (Macdonald 1995, VI §3 ex. 3, VI (4.14); Sekiguchi
     D(u) = a_δ(x)⁻¹ Σ_{w∈S_m} ε(w) x^{wδ} ∏ᵢ (u + (wδ)ᵢ + 2xᵢ∂_{xᵢ}),   D(u) C_κ = ∏ᵢ (u + m − i + 2κᵢ) C_κ.   (1)
 
 Since (b + 1)_κ/(b)_κ = ∏ᵢ (b − (i−1)/2 + κᵢ)/(b − (i−1)/2), u = 2b + 1 − m turns D(u) into that ratio times
-2^m ∏ᵢ(b − (i−1)/2), so F_k = D(u) g / (2^m ∏ᵢ(b − (i−1)/2)); at k = m: u = 1 and the constant is k!. With
+2^m ∏ᵢ(b − (i−1)/2), so F_k = D(u) g / (2^m ∏ᵢ(b − (i−1)/2)); u = k + 1 − m and the constant is k!/(k − m)!
+(k = m: u = 1, k!; k = m + 1: u = 2, k!). With
 2xᵢ∂_{xᵢ} = σᵢ∂_{σᵢ} (commuting, one per variable) the determinant expands over subsets S (the operator taken in
 the rows S):
 
-    F_k(σ) = (1/k!) Σ_S c_S(x) σ^S ∂_S g(σ),   c_S = det B[Sᶜ, Sᶜ],   B = V W V⁻¹ = u I + X D,              (2)
+    F_k(σ) = ((k − m)!/k!) Σ_S c_S(x) σ^S ∂_S g(σ),   c_S = det B[Sᶜ, Sᶜ],   B = V W V⁻¹ = u I + X D,     (2)
 
 V = (xᵢ^{m−j}), W = diag(u + m − j): B acts on a polynomial of degree < m given by its values at the xᵢ as
 u + x d/dx, i.e. Bᵢⱼ = xᵢ (wⱼ/wᵢ)/(xᵢ − xⱼ) (i ≠ j), Bᵢᵢ = u + xᵢ Σ_{l≠i} 1/(xᵢ − x_l), w the barycentric weights
 (D the Lagrange differentiation matrix at the nodes x). The square-free derivatives ∂_S g are exactly the state
 of g's holonomic ray (:mod:`holonomic`, G_S), so one ray of the stable system at k + 2 gives F_k. Check: m = 1,
 F₁ = g + σg' = (σ·sinh σ/σ)' = cosh σ.
+
+k = m + 1. There the second exponent at σᵢ = 0 is 0 (a logarithmic solution): the direct ray neither damps nor
+grows its early errors against F and amplifies rounding much as at k = m (:func:`holonomic._rounding_probed`:
+k = 9, m = 8, σ = 10·0.9499^i, a probe figure ~2e-7), while (2) with u = 2 on g's ray at k + 2 agrees with the
+direct ray from ŝ = 24 (figure 5.4e-12) to 1.5e-11 (measured 2026-11-28).
 
 Terms and cancellation. At small σ the S = ∅ term (c_∅ = m!) carries F, at large σ the S = full term
 (∏σᵢ ∂_full g/k! ≈ G ≈ F); on spread spectra no term exceeds the sum (k = m = 10, σ_max = 10 and 30: the
@@ -43,7 +49,7 @@ imitated (:func:`holonomic._ray`, ``noise``), and (2) is evaluated on each; with
 A = Σ|terms|/|sum| (the amplification of (2)); the coarse run sees the ray's truncation through (2), the probes
 its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
 
-Regime: k = m (every σ non-zero), m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
+Regime: k = m or m + 1 (at most one σ zero), m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
 pairwise relative gaps ≥ GAP, Σσ ≤ holonomic.MAX_SIGMA_SUM, and the ray's step budget. No gradient (it needs
 ∂ᵢ∂_S g with i ∈ S, not in the state).
 """
@@ -74,20 +80,22 @@ DPS = 40
 MAX_AMPLIFICATION = 1e4
 
 
-def sekiguchi_coefficients(sig: np.ndarray) -> np.ndarray:
-    """c_S = det B[Sᶜ, Sᶜ] for every subset S (bit i of S for sig[i]) of eq. (2), u = 1 (k = m), as floats.
+def sekiguchi_coefficients(sig: np.ndarray, u: int = 1) -> np.ndarray:
+    """c_S = det B[Sᶜ, Sᶜ] for every subset S (bit i of S for sig[i]) of eq. (2), as floats.
 
     Parameters
     ----------
     sig : ndarray, shape (m,)
         Pairwise distinct positive σ.
+    u : int
+        k + 1 − m (1 at k = m, 2 at k = m + 1).
     """
     m = sig.shape[0]
     with mpmath.workdps(DPS):
         x = [mpmath.mpf(float(s)) ** 2 / 4 for s in sig]
         w = [1 / mpmath.fprod([x[i] - x[j] for j in range(m) if j != i]) for i in range(m)]
         B = [[(x[i] * (w[j] / w[i]) / (x[i] - x[j]) if i != j else
-               1 + x[i] * mpmath.fsum(1 / (x[i] - x[j]) for j in range(m) if j != i)) for j in range(m)]
+               u + x[i] * mpmath.fsum(1 / (x[i] - x[j]) for j in range(m) if j != i)) for j in range(m)]
              for i in range(m)]
         out = np.empty(1 << m)
         for S in range(1 << m):
@@ -97,11 +105,11 @@ def sekiguchi_coefficients(sig: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _coefficients_cached(key: tuple) -> np.ndarray:
-    return sekiguchi_coefficients(np.array(key))
+def _coefficients_cached(key: tuple, u: int) -> np.ndarray:
+    return sekiguchi_coefficients(np.array(key), u)
 
 
-def _relation(sig: np.ndarray, coef: np.ndarray, log_g: float, ratios: np.ndarray) -> tuple[float, float]:
+def _relation(sig: np.ndarray, k: int, coef: np.ndarray, log_g: float, ratios: np.ndarray) -> tuple[float, float]:
     """(log F_k, amplification A) from g's state by eq. (2)."""
     m = sig.shape[0]
     bits = (np.arange(1 << m)[:, None] >> np.arange(m)) & 1
@@ -110,16 +118,19 @@ def _relation(sig: np.ndarray, coef: np.ndarray, log_g: float, ratios: np.ndarra
     total = float(np.sum(terms))
     if not total > 0.0:
         raise RuntimeError(f"the contiguous relation lost all accuracy (sum {total:.3g})")
-    return log_g + math.log(total) - math.lgamma(m + 1), float(np.sum(np.abs(terms))) / total
+    return (log_g + math.log(total) - math.lgamma(k + 1) + math.lgamma(k - m + 1),
+            float(np.sum(np.abs(terms))) / total)
 
 
 def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where the contiguous route applies (module docstring, "Regime"), else why not."""
     out = np.full(flat.shape[0], "", dtype=object)
     for r, row in enumerate(flat):
-        sig = np.sort(row)[::-1]
-        if np.any(sig <= holonomic._DROP_SIGMA):
-            out[r] = "the contiguous route is for k = m: every singular value non-zero"
+        sig = _nonzero(row)
+        if sig.shape[0] == 0:
+            out[r] = "the contiguous route needs a non-zero singular value"
+        elif k - sig.shape[0] > 1:
+            out[r] = "the contiguous route is for k = m or m + 1: at most one singular value zero"
         elif sig.shape[0] > MAX_M:
             out[r] = f"the contiguous route takes k ≤ {MAX_M} (g's ray at k + 2 is one Lawson ray)"
         elif sig.sum() > holonomic.MAX_SIGMA_SUM:
@@ -133,18 +144,24 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _one(sig: np.ndarray, rtol: float, budget: int) -> tuple[float, float]:
-    """(log F_k, its figure) for one row of pairwise distinct σ, sorted decreasingly, k = m."""
+def _nonzero(row: np.ndarray) -> np.ndarray:
+    """The non-zero σ of a row (those above holonomic's drop threshold), sorted decreasingly."""
+    sig = np.sort(row)[::-1]
+    return sig[sig > holonomic._DROP_SIGMA].copy()
+
+
+def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, float]:
+    """(log F_k, its figure) for the m = k or k − 1 non-zero, pairwise distinct σ of a row, sorted decreasingly."""
     m = sig.shape[0]
     u = float(np.finfo(float).eps)
-    coef = _coefficients_cached(tuple(float(s) for s in sig))
-    start = holonomic._ray_start(sig, m + 2)
+    coef = _coefficients_cached(tuple(float(s) for s in sig), k + 1 - m)
+    start = holonomic._ray_start(sig, k + 2)
     runs = []
     for tol, noise, salt in ([(rtol, 0.0, 0), (COARSE * rtol, 0.0, 0)]
                              + [(rtol, holonomic.NOISE, p) for p in range(holonomic.PROBES)]):
-        lg, _, used, ratios, _ = holonomic._ray(sig, m + 2, tol, budget - sum(r[2] for r in runs), noise, salt,
+        lg, _, used, ratios, _ = holonomic._ray(sig, k + 2, tol, budget - sum(r[2] for r in runs), noise, salt,
                                                 start, full_state=True)
-        v, amp = _relation(sig, coef, lg, ratios)
+        v, amp = _relation(sig, k, coef, lg, ratios)
         runs.append((v, amp, used))
         if used == 0:  # the start series reached s = 1: no ray
             return v, (holonomic.INIT_TOL + (1 << m) * u) * amp + ROUNDING * (1.0 + abs(v))
@@ -160,21 +177,22 @@ def _one(sig: np.ndarray, rtol: float, budget: int) -> tuple[float, float]:
 
 
 def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
-                          work: float = holonomic.STEP_WORK) -> tuple[np.ndarray, np.ndarray]:
-    """log ₀F₁(k/2; diag(σ)²/4) at k = m by eq. (2) of the module docstring, and its error figure (an estimate).
+                          work: float = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(k/2; diag(σ)²/4) at k = m or m + 1 by eq. (2) of the module docstring, and its error figure (an estimate).
 
     Parameters
     ----------
     flat : ndarray, shape (n, k)
-        Rows of k non-zero, pairwise distinct (relative gap ≥ GAP) singular values.
+        Rows of k singular values, at most one of them zero, the others pairwise distinct (relative gap ≥ GAP).
     k : int
-        Dimension, 1 ≤ k ≤ MAX_M.
+        Dimension: m ≤ MAX_M non-zero σ.
     rtol : float
         Tolerance of g's ray (its coarse run at COARSE·rtol).
     max_steps : int, optional
         Steps g's four runs may take together (default from ``work``: :func:`holonomic.default_max_steps`).
     work : float
-        Work units of a row when ``max_steps`` is None.
+        Work units of a row when ``max_steps`` is None (by default auto's, enough for k = m = 10, σ_max = 30).
 
     Returns
     -------
@@ -203,7 +221,7 @@ def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_ste
     for r, row in enumerate(flat):
         if reasons[r]:
             raise ValueError(f"sigma: {reasons[r]} (row {r})")
-        sig = np.sort(row)[::-1].copy()
-        budget = holonomic.default_max_steps(k, work) if max_steps is None else max_steps
-        value[r], error[r] = _one(sig, rtol, budget)
+        sig = _nonzero(row)
+        budget = holonomic.default_max_steps(sig.shape[0], work) if max_steps is None else max_steps
+        value[r], error[r] = _one(sig, k, rtol, budget)
     return value, error

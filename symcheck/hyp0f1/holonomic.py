@@ -234,6 +234,13 @@ SAFETY_NOISE = 10.0
 #: 2026-11-27): P(ratio > x) ≈ 0.002/x, one false figure in ~500 probe-dominated rows. The larger of two
 #: independent responses makes that tail fall like x⁻², at one more run per probed ray.
 PROBES = 2
+#: Relative rounding of the start state (:func:`_initial_state`, float64) in units of u that the probe runs imitate
+#: besides the couplings': each G_S is moved by START_ROUNDING·NOISE relative with a seeded sign. The start is
+#: shared by every run of a ray, so neither the coarse run nor the coupling noise sees its rounding. Measured
+#: against the same series in mpmath (30 digits, :func:`_initial_state` run on mpf objects): m = 8, ŝ = 8,
+#: degree 28 (8.7e5 strip pairs): the largest relative error of a component 28.5 u, median 8 u; from the mpmath
+#: start the ray at k = 9, σ = 10·0.9499^i moved by 1.7e-10 (measured 2026-11-28).
+START_ROUNDING = 32.0
 #: Largest raw response |v − v_p| of the rounding probe that is read as linear in NOISE. log F moves by A·δ + O((A·δ)²)
 #: for a disturbance δ amplified A times, so at a response of 0.1 the quadratic part is ~10 % of it; beyond, the
 #: probe no longer measures rounding and the ray's figures are inf. The response per unit NOISE stayed within ±25 %
@@ -962,7 +969,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
          full_state: bool = False):
     """HGM along the ray for one vector of non-zero, pairwise distinct σ (sorted decreasingly), from
     ``start`` (:func:`_ray_start`; computed if None, not changed); with ``noise``, every coupling
-    evaluation's rounding is imitated at that relative size, with signs drawn by ``salt`` (:func:`_coupling`).
+    evaluation's rounding is imitated at that relative size, with signs drawn by ``salt`` (:func:`_coupling`),
+    and the start's at START_ROUNDING times that size.
 
     Returns (log F, estimated error of log F, accepted steps, ∂ log F/∂σ (m,), steps tried: accepted and
     rejected, what ``max_steps`` limits); with ``full_state``, the whole state G_S/G_∅ at s = 1 (2^m, bit i of
@@ -980,6 +988,8 @@ def _ray(sig: np.ndarray, k: int, tol: float, max_steps: int, noise: float = 0.0
         ratios = G / G[0] if full_state else G[1 << np.arange(m)] / G[0]
         return value, INIT_TOL + ROUNDING * (1.0 + abs(value)), 0, ratios, 0
     G = G.copy()
+    if noise > 0.0:  # the start's own rounding, imitated (START_ROUNDING)
+        G *= 1.0 + START_ROUNDING * noise * np.random.default_rng([salt, 1 << m]).choice([-1.0, 1.0], G.shape[0])
     _walsh(G)
     shift = -(m * (m - 1) / 2 + m * (k - m)) / 2
     flips = ((np.arange(1 << m)[:, None] >> np.arange(m)) & 1).astype(float)
@@ -1155,9 +1165,9 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     SAFETY_TIGHT × (that difference scaled to the finer run, floored by the step-doubling sum, plus
     rounding per step) instead (:data:`SAFETY_TIGHT`).
 
-    Where :func:`_rounding_probed` (k = m ≥ 4, or near-equal σ), PROBES more runs repeat the finer one with each
-    coupling term's rounding imitated at :data:`NOISE` (:func:`_coupling`), each with its own signs, and may try
-    what the runs before left; SAFETY_NOISE·(u/NOISE)·max|v − v_p| joins the figures of the value and the
+    Where :func:`_rounding_probed` (k = m ≥ 4, k = m + 1 ≥ 5, or near-equal σ), PROBES more runs repeat the finer
+    one with each coupling term's rounding imitated at :data:`NOISE` (:func:`_coupling`) and the start's at
+    START_ROUNDING·NOISE, each with its own signs, and may try what the runs before left; SAFETY_NOISE·(u/NOISE)·max|v − v_p| joins the figures of the value and the
     gradient (the shared rounding, made larger and scaled back); a response above PROBE_LINEAR makes both
     figures inf.
     """
@@ -1202,9 +1212,16 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
 
 
 def _rounding_probed(sig: np.ndarray, k: int) -> bool:
-    """Whether a ray gets the disturbed runs of :func:`_checked_ray` (:data:`NOISE`): k = m ≥ 4, or two
-    σ (sorted decreasingly) closer than NOISE_GAP relative."""
-    return (sig.shape[0] == k and k >= 4) or _near_equal(sig)
+    """Whether a ray gets the disturbed runs of :func:`_checked_ray` (:data:`NOISE`): k = m ≥ 4 or k = m + 1 ≥ 5,
+    or two σ (sorted decreasingly) closer than NOISE_GAP relative.
+
+    At k = m + 1 the second exponent at σᵢ = 0 is 1 − c = 0 (module docstring of :func:`_start`): a logarithmic
+    solution neither grows nor fades against F, and rounding is amplified much as at k = m. Unprobed, the ray at
+    k = 9, σ = 10·0.9499^i (m = 8) returned 28.4131444024 with figure 3.1e-10, 4.1e-10 from the value of the
+    contiguous relation and of the ray from ŝ = 24 (those two agree to 1.5e-11); its probe response at NOISE is
+    3–9e-5, a figure of ~2e-7 (measured 2026-11-28)."""
+    m = sig.shape[0]
+    return (k - m in (0, 1) and m >= 4) or _near_equal(sig)
 
 
 def _threads(tasks: int) -> int:
