@@ -39,13 +39,15 @@ import numpy as np
 
 from symcheck.hyp0f1 import methods, series
 from symcheck.hyp0f1.api import Hyp0f1AccuracyWarning, log_hyp0f1
-from symcheck.hyp0f1.reference_data import SHAPES, load_reference_values
+from symcheck.hyp0f1.reference_data import load_reference_values
 
-__all__ = ["BUDGET", "FIGURE_REGIONS", "BudgetEntry", "Region", "entry_errors", "figure_ratios", "measure_budget_table",
-           "round_up_1sig", "series_budget"]
+__all__ = ["BUDGET", "BUDGET_SHAPES", "FIGURE_REGIONS", "BudgetEntry", "Region", "entry_errors", "figure_ratios",
+           "measure_budget_table", "round_up_1sig", "series_budget"]
 
 _U = np.finfo(float).eps / 2
 _INF = math.inf
+#: The shapes the budgets were measured on (the "near ties" of the stored table enter the figure table only).
+BUDGET_SHAPES = ("rank one", "equal", "spread")
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Region:
 
     k: tuple
     sigma_max: tuple = (0.0, _INF)
-    shapes: tuple = SHAPES
+    shapes: tuple = BUDGET_SHAPES
     sum_max: float = _INF
 
     def contains(self, k: int, sigma, shape: str) -> bool:
@@ -70,7 +72,7 @@ class Region:
         parts = [ks] + ([band] if (lo, hi) != (0.0, _INF) else [])
         if self.sum_max < _INF:
             parts.append(f"Σσ ≤ {self.sum_max:g}")
-        if tuple(self.shapes) != SHAPES:
+        if tuple(self.shapes) != BUDGET_SHAPES:
             parts.append(" / ".join(self.shapes))
         return ", ".join(parts)
 
@@ -225,7 +227,8 @@ def measure_budget_table(entries=None, table=None) -> list[dict]:
 
 #: Regions of the error-figure table (:func:`figure_ratios`).
 FIGURE_REGIONS = [Region((1, 3), _SMALL), Region((1, 3), _MODERATE), Region((1, 3), _LARGE),
-                  Region((4, 12), _SMALL), Region((4, 12), _MODERATE), Region((4, 12), _LARGE)]
+                  Region((4, 12), _SMALL), Region((4, 12), _MODERATE), Region((4, 12), _LARGE),
+                  Region((2, 3), shapes=("near ties",)), Region((4, 12), shapes=("near ties",))]
 
 
 def _figure_runs():

@@ -1,10 +1,12 @@
-"""Confluent (cluster-symmetric) Pfaffian system for F(σ) = ₀F₁(k/2; diag(σ)²/4) at exact ties.
+"""Confluent (cluster-symmetric) Pfaffian system for F(σ) = ₀F₁(k/2; diag(σ)²/4) at exact and near ties.
 
 Where several σ are exactly equal, the holonomic system of :mod:`holonomic` (rank 2^m) is singular on the
 diagonal σᵢ = σⱼ, and that module spreads each cluster and extrapolates. Restricted to functions symmetric inside
 each cluster, Muirhead's system closes on far fewer unknowns: for cluster sizes p₁…p_r the rank is ∏(p_c + 1)
 instead of 2^m (the confluent, "diagonal-region" system; Noro (2016) derives its analogue for ₁F₁ of matrix
-argument). This module derives it for ₀F₁ and integrates it along the ray sσ.
+argument). This module derives it for ₀F₁ and integrates it along the ray sσ. Values less than GAP apart (relative)
+form one cluster: the system runs at the clusters' means and :mod:`tie_expansion` adds the Taylor expansion in the
+deviations from them, from the moments (1) the system holds, with a proven remainder.
 
 F(σ) = E_{T ~ Haar O(k)}[exp(Σᵢ σᵢ Tᵢᵢ)]. Write ⟨X⟩ := E[X exp(Σ σᵢ Tᵢᵢ)], tᵢ := Tᵢᵢ, b = k/2. Zero σ are
 dropped (the same system in the m non-zero variables with the same b, as in :mod:`holonomic`). The non-zero σ
@@ -85,10 +87,13 @@ the same in both runs, and the probe sees them. (The draft also ran from a secon
 worst true / figure on equal spectra k = m = 2…8, σ = 1…300 was 0.08.) The gradient's figure is the same with
 the gradients' largest differences.
 
-Regime (:func:`confluent_reason`): at least one exact tie, at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, distinct cluster values at least GAP apart
-(relative; closer values make the cross coefficients 1/(a_c² − a_d²) of (4) large, not measured), and a step
-budget. At m = k = 10, two clusters of 5, the tight tolerance stalls DOP853 at s₀ (the small components'
-derivatives cancel below their rounding) — the reason for MAX_M (FINDINGS3.md §2).
+Regime (:func:`confluent_reason`): at least one cluster of two or more values, each less than GAP (relative) from
+the next (so distinct clusters are at least GAP apart: closer values would make the cross coefficients
+1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near
+ties add :mod:`tie_expansion`'s remainder bound and the rounding of the means to the figure; the gradient's
+expansion is of first order, its remainder the variance bound V of that module. At m = k = 10, two clusters of 5,
+the tight tolerance stalls DOP853 at s₀ (the small components' derivatives cancel below their rounding) — the
+reason for MAX_M (FINDINGS3.md §2).
 """
 from __future__ import annotations
 
@@ -102,10 +107,10 @@ from numba import njit
 from scipy.integrate import solve_ivp
 
 from symcheck.evidence import ROUNDING
-from symcheck.hyp0f1 import holonomic, series
+from symcheck.hyp0f1 import holonomic, series, tie_expansion
 
-__all__ = ["ATOL_REL", "COARSE", "GAP", "MAX_M", "MAX_SIGMA_SUM", "SAFETY", "confluent_reason", "grad_log_hyp0f1_confluent",
-           "log_hyp0f1_confluent"]
+__all__ = ["ATOL_REL", "COARSE", "GAP", "MAX_M", "MAX_SIGMA_SUM", "SAFETY", "confluent_reason",
+           "grad_log_hyp0f1_confluent", "log_hyp0f1_confluent"]
 
 #: A ray's global error is checked against a second run at COARSE times its step tolerance (as holonomic).
 COARSE = 16.0
@@ -132,7 +137,8 @@ PROBE_LINEAR = 0.1
 MAX_TUPLES = 5e7
 #: Most non-zero σ the route takes (module docstring: (5, 5) at k = m stalls).
 MAX_M = 8
-#: Least relative gap between distinct cluster values (and between the smallest and 0 is not needed: zeros drop).
+#: Consecutive non-zero σ less than this apart (relative to the larger) form one cluster (its mean, and the tie
+#: expansion); clusters are therefore at least GAP apart. Zeros drop.
 GAP = 1e-2
 #: Largest Σσ the route accepts: its steps grow with Σσ (k = m = 8, σ = 300·1₈: ~2.4 s for the five runs); the
 #: formal series and the asymptotic expansion take large σ.
@@ -142,19 +148,6 @@ MAX_EVALS = 200_000
 
 
 # ----------------------------------------------------------------------------- input
-
-def clusters_of(sig: np.ndarray) -> tuple[list, list]:
-    """Cluster values (decreasing) and sizes of the non-zero entries of ``sig`` (exact ties)."""
-    vals: list = []
-    sizes: list = []
-    for v in np.sort(sig[sig > 0])[::-1]:
-        if vals and v == vals[-1]:
-            sizes[-1] += 1
-        else:
-            vals.append(float(v))
-            sizes.append(1)
-    return vals, sizes
-
 
 # ----------------------------------------------------------------------------- series start by cluster counts
 
@@ -846,6 +839,48 @@ class Ray:
         self.y = np.zeros(sy.nU + sy.nS)
         self.evals = 0
         self.max_evals = max_evals
+        self.terms: dict = {}
+        self.slopes: list = []
+
+    def expand(self, d_by_cluster: list) -> int:
+        """Set the terms of :mod:`tie_expansion` (2) for the deviations ``d_by_cluster`` from the cluster values
+        and the gradient's slope moments; returns the order n of the remainder."""
+        sy = self.sy
+        n, terms = tie_expansion.expansion_terms(d_by_cluster, lambda lam: self.moment_index(lam) >= 0)
+        self.terms = {j: [(self.moment_index(lam), coef) for lam, coef in t] for j, t in terms.items()}
+        none = ((),) * sy.r
+        self.slopes = [(c, self.moment_index(none[:c] + ((2,),) + none[c + 1:]),
+                        self.moment_index(none[:c] + ((1, 1),) + none[c + 1:]))
+                       for c in range(sy.r) if np.any(d_by_cluster[c] != 0.0)]
+        return n
+
+    def moment_index(self, lam: tuple) -> int:
+        """Index in the sweep's output of the moment M(λ) (−1 where the system does not hold it)."""
+        sy = self.sy
+        tup = 0
+        for c, q in enumerate(lam):
+            if q not in sy.pindex[c]:
+                return -1
+            tup += sy.pindex[c][q] * int(sy.tstride[c])
+        return int(sy.tmap[tup])
+
+    def finish(self, z: np.ndarray, log_scale: float):
+        """(log F + the expansion's correction, gradient per cluster, the slope α_c per cluster, {j: E Xʲ}) from
+        the state ``z`` at s = 1, F = z₀·exp(``log_scale``): :mod:`tie_expansion` (1), (2)."""
+        sy, a = self.sy, self.asm
+        g = np.array([z[q] / z[0] for q in sy.state_e])
+        value = math.log(z[0]) + log_scale
+        alpha = np.zeros(sy.r)
+        moments = {}
+        if self.terms or self.slopes:
+            _sweep(1.0, np.ascontiguousarray(z), sy.nU, sy.deg, a.indptr, a.indices, a.data, a.a2col, a.inv,
+                   a.dstart, sy.blocks, self.y)
+            y = self.y / self.y[sy.nU]
+            moments = {j: math.fsum(coef * y[i] for i, coef in t) for j, t in self.terms.items()}
+            value += tie_expansion.correction(moments)
+            for c, i2, i11 in self.slopes:
+                alpha[c] = y[i2] - y[i11]
+        return value, g, alpha, moments
 
     def __call__(self, s, z):
         if self.evals >= self.max_evals:
@@ -864,10 +899,11 @@ class Ray:
 
 def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, salt: int = 0, coarse: float = 1.0):
     """DOP853 from s0 (state x0) to 1 at step tolerance max(ODE_TOL_FACTOR·tol, ODE_TOL_FLOOR)·coarse (the floor
-    first, so the coarse run is always COARSE times looser than the fine one): (log F, gradient per cluster, steps).
-    With ``noise``, the start's components are disturbed at that relative size (signs by ``salt``): the rounding
-    probe. (Disturbing every sweep result too, as holonomic's probe does, stalls the tight per-component tolerance:
-    k = m = 8, σ = 30·1₈ took > 200 000 evaluations.)"""
+    first, so the coarse run is always COARSE times looser than the fine one): (log F with the tie expansion's
+    correction, gradient per cluster, slopes α_c, {j: E Xʲ}, steps), :meth:`Ray.finish`. With ``noise``, the start's
+    components are disturbed at that relative size (signs by ``salt``): the rounding probe. (Disturbing every sweep
+    result too, as holonomic's probe does, stalls the tight per-component tolerance: k = m = 8, σ = 30·1₈ took
+    > 200 000 evaluations.)"""
     z0 = x0 * math.exp(-s0 * ray.total)
     if noise:
         z0 = z0 * (1.0 + noise * np.array([holonomic._noise_sign(q, -1, salt) for q in range(z0.shape[0])]))
@@ -877,8 +913,7 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
     z1 = sol.y[:, -1]
     if not sol.success or not z1[0] > 0.0:
         raise RuntimeError(f"the confluent ray lost all accuracy ({sol.message}; F = {z1[0]:.3g} at s = 1)")
-    g = np.array([z1[q] / z1[0] for q in ray.sy.state_e])
-    return math.log(z1[0]) + ray.total, g, sol.t.shape[0] - 1
+    return (*ray.finish(z1, ray.total), sol.t.shape[0] - 1)
 
 
 def _start(m: int, full: bool) -> float:
@@ -892,40 +927,48 @@ def _start(m: int, full: bool) -> float:
 
 def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
     """(log F, its figure, ∂ log F/∂σ in the order of ``sig``, the gradient's figure) for one row of non-zero
-    σ within the regime (module docstring, "Error figure")."""
-    vals, sizes = clusters_of(sig)
+    σ within the regime (module docstring, "Error figure"; near ties: :mod:`tie_expansion`)."""
+    vals, sizes, labels, d, slack = tie_expansion.split(sig, GAP)
     m = len(sig)
-    total = float(np.dot(vals, sizes))
     full = m == k and m >= 2
     u = float(np.finfo(float).eps)
     sy = confluent_system(tuple(sizes))
+    ray = Ray(sy, vals, k, max_evals)
+    total = ray.total
+    order = ray.expand([d[labels == c] for c in range(len(vals))])
+    l1 = math.fsum(np.abs(d))
     s_hat = _start(m, full)
     if s_hat >= total:  # the series alone reaches s = 1
-        x = count_state(vals, sizes, k, 1.0, total)
-        v, gcl = math.log(x[0]), np.array([x[q] / x[0] for q in sy.state_e])
+        v, gcl, alpha, mom = ray.finish(count_state(vals, sizes, k, 1.0, total), 0.0)
+        var0 = mom.get(2, 0.0)
         err = holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v))
         gerr = holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl))))
     else:
         s0 = s_hat / total
         x0 = count_state(vals, sizes, k, s0, s_hat)
-        ray = Ray(sy, vals, k, max_evals)
-        v, gcl, steps = _run(ray, s0, x0, rtol)
-        vc, gc, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
+        v, gcl, alpha, mom, steps = _run(ray, s0, x0, rtol)
+        vc, gc, ac, mom_c, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
+        var0 = max(mom.get(2, 0.0), mom_c.get(2, 0.0))
+        dmax = float(np.max(np.abs(d)))
         raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
-        graw = float(np.max(np.abs(gcl - gc))) / (COARSE - 1.0) + steps * u * (1.0 + float(np.max(np.abs(gcl))))
+        graw = (float(np.max(np.abs(gcl - gc) + np.abs(alpha - ac) * dmax)) / (COARSE - 1.0)
+                + steps * u * (1.0 + float(np.max(np.abs(gcl)))))
         resp, gresp = 0.0, 0.0
         for salt in range(1, PROBES + 1):
-            vp, gp, _ = _run(ray, s0, x0, rtol, NOISE, salt)
+            vp, gp, ap, mom_p, _ = _run(ray, s0, x0, rtol, NOISE, salt)
+            var0 = max(var0, mom_p.get(2, 0.0))
             resp = max(resp, abs(v - vp))
-            gresp = max(gresp, float(np.max(np.abs(gcl - gp))))
+            gresp = max(gresp, float(np.max(np.abs(gcl - gp) + np.abs(alpha - ap) * dmax)))
         linear = resp <= PROBE_LINEAR and gresp <= PROBE_LINEAR
         err = (SAFETY * raw + SAFETY_NOISE * ((u / NOISE) * resp if linear else np.inf)
                + holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v)))
         gerr = (SAFETY * graw + SAFETY_NOISE * ((u / NOISE) * gresp if linear else np.inf)
                 + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl)))))
-    grad = np.empty(m)
-    for c, a in enumerate(vals):  # the cluster gradient back in the input order
-        grad[sig == a] = gcl[c]
+    grad = gcl[labels] + alpha[labels] * d  # the cluster gradient back in the input order, to first order in d
+    if l1 > 0.0:
+        var = tie_expansion.variance_bound(l1, 2.0 * var0)
+        err += tie_expansion.remainder(l1, order, var) + slack
+        gerr += tie_expansion.gradient_remainder(var) + slack
     return v, err, grad, gerr
 
 
@@ -933,19 +976,16 @@ def confluent_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where the confluent route applies (module docstring, "Regime"), else why not."""
     out = np.full(flat.shape[0], "", dtype=object)
     for r, row in enumerate(flat):
-        keep = row[row > holonomic._DROP_SIGMA]
-        vals, _ = clusters_of(keep)
+        keep = holonomic.nonzero_sorted(row)
+        vals = tie_expansion.split(keep, GAP)[0]
         if keep.size > MAX_M:
             out[r] = (f"the confluent route takes at most {MAX_M} non-zero singular values; this row has {keep.size}")
         elif keep.sum() > MAX_SIGMA_SUM:
             out[r] = (f"the confluent route takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its step "
                       f"count grows with it); this row sums to {keep.sum():.3g}: use method='formal' or 'asymptotic'")
         elif len(vals) == keep.size:
-            out[r] = ("the confluent route is for exactly equal non-zero singular values (clusters); this row has "
-                      "none: use method='holonomic'")
-        elif len(vals) > 1 and np.any(np.diff(vals) > -GAP * np.array(vals[:-1])):
-            out[r] = (f"the confluent route needs distinct singular values at least {GAP:g} apart (relative; "
-                      f"exactly equal ones form its clusters)")
+            out[r] = (f"the confluent route is for equal or nearly equal non-zero singular values (clusters of "
+                      f"values less than {GAP:g} apart, relative); this row has none: use method='holonomic'")
     return out
 
 
@@ -989,7 +1029,7 @@ def log_hyp0f1_confluent(flat: np.ndarray, k: int, rtol: float = 1e-12,
     ----------
     flat : ndarray, shape (n, k)
         Rows of finite, non-negative singular values (validated by the caller); exactly equal values form the
-        clusters, distinct values must be at least GAP apart (relative), at most MAX_M non-zero.
+        clusters (and values less than GAP apart, relative, a cluster with the tie expansion), at most MAX_M non-zero.
     k : int
         Dimension.
     rtol : float

@@ -126,7 +126,7 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where the contiguous route applies (module docstring, "Regime"), else why not."""
     out = np.full(flat.shape[0], "", dtype=object)
     for r, row in enumerate(flat):
-        sig = _nonzero(row)
+        sig = holonomic.nonzero_sorted(row)
         if sig.shape[0] == 0:
             out[r] = "the contiguous route needs a non-zero singular value"
         elif k - sig.shape[0] > 1:
@@ -142,12 +142,6 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
         elif not holonomic._lawson_suits(sig, k + 2):
             out[r] = "the contiguous route needs g's ray at k + 2 to be one Lawson ray (holonomic._lawson_suits)"
     return out
-
-
-def _nonzero(row: np.ndarray) -> np.ndarray:
-    """The non-zero σ of a row (those above holonomic's drop threshold), sorted decreasingly."""
-    sig = np.sort(row)[::-1]
-    return sig[sig > holonomic._DROP_SIGMA].copy()
 
 
 def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, float]:
@@ -221,7 +215,7 @@ def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_ste
     for r, row in enumerate(flat):
         if reasons[r]:
             raise ValueError(f"sigma: {reasons[r]} (row {r})")
-        sig = _nonzero(row)
+        sig = holonomic.nonzero_sorted(row)
         budget = holonomic.default_max_steps(sig.shape[0], work) if max_steps is None else max_steps
         value[r], error[r] = _one(sig, k, rtol, budget)
     return value, error

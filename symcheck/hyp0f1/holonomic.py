@@ -137,10 +137,10 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import series
 
-__all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M", "AUTO_MAX_M_LAWSON",
-           "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "PROBE_LINEAR", "SAFETY",
-           "SAFETY_TIGHT", "StepBudgetExceeded", "auto_affordable", "default_max_steps",
-           "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic"]
+__all__ = ["AUTO_FULL_RANK_STEP_WORK", "AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK", "AUTO_LAWSON_STEP_WORK", "AUTO_MAX_M",
+           "AUTO_MAX_M_LAWSON", "AUTO_RTOL_RANK_DEFICIENT", "AUTO_STEP_WORK", "CLUSTER_GAP", "MAX_M", "PROBE_LINEAR",
+           "SAFETY", "SAFETY_TIGHT", "StepBudgetExceeded", "auto_affordable", "default_max_steps",
+           "grad_log_hyp0f1_holonomic", "holonomic_reason", "log_hyp0f1_holonomic", "nonzero_sorted"]
 
 #: Bound asked of the truncated initial series (absolute, relative to G_∅ ≥ 1).
 INIT_TOL = 1e-18
@@ -1394,11 +1394,16 @@ def default_max_steps(m: int, work: float = STEP_WORK) -> int:
     return max(100, int(work / (STEP_OVERHEAD + (1 << m) * m * m)))
 
 
+def nonzero_sorted(row: np.ndarray) -> np.ndarray:
+    """The σ of a row that the method keeps (above its drop threshold), sorted decreasingly (a new array)."""
+    return np.ascontiguousarray(np.sort(row[row > _DROP_SIGMA])[::-1])
+
+
 def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
     """Per row: '' where the holonomic method applies, else why not (the ValueError's text)."""
     out = np.full(flat.shape[0], "", dtype=object)
     for r, row in enumerate(flat):
-        sig = np.sort(row[row > _DROP_SIGMA])[::-1]
+        sig = nonzero_sorted(row)
         if sig.shape[0] > MAX_M:
             out[r] = (f"the holonomic method takes at most {MAX_M} non-zero singular values (its state has "
                       f"2^m entries); this row has {sig.shape[0]}")
@@ -1421,7 +1426,7 @@ def auto_affordable(flat: np.ndarray, k: int, full_rank: bool, lawson: bool) -> 
     m = np.count_nonzero(flat > _DROP_SIGMA, axis=1)
     out = (m <= (AUTO_MAX_M_LAWSON if lawson else AUTO_MAX_M)) & ((m == k) if full_rank else (m < k))
     for r in np.flatnonzero(out):
-        sig = np.sort(flat[r][flat[r] > _DROP_SIGMA])[::-1]
+        sig = nonzero_sorted(flat[r])
         out[r] = lawson == (not _needs_spreading(sig) and _lawson_suits(sig, k))
     return out
 

@@ -417,7 +417,7 @@ register(Method(
 ))
 
 
-# --------------------------------------------------------------------------- confluent system (exact ties)
+# --------------------------------------------------------------------------- confluent system (exact and near ties)
 
 #: Right-hand-side evaluations "auto" lets each run of a confluent ray use (five runs a row; ~40 µs an evaluation
 #: at m = 8: a few seconds at most a row). k = m = 8, two clusters at σ_max = 100 needs ~20 000 from ŝ = 12 and
@@ -442,26 +442,27 @@ def _confluent_call(fn, flat, k, rtol, max_evals):
 
 
 def _tied_rows(flat: np.ndarray, k: int) -> np.ndarray:
-    """Rows in the confluent regime (an exact tie among at most confluent.MAX_M non-zero σ)."""
+    """Rows in the confluent regime (a tie or near tie among at most confluent.MAX_M non-zero σ)."""
     return confluent.confluent_reason(flat, k) == ""
 
 
 register(Method(
     name="confluent",
-    summary="the confluent Pfaffian system at exact ties: rank ∏(p_c + 1) for clusters of sizes p_c, along the ray sσ",
+    summary="the confluent Pfaffian system at ties: rank ∏(p_c + 1) for clusters of sizes p_c, along the ray sσ; "
+            "near ties by its Taylor expansion about the clusters' means, with a proven remainder",
     evaluate=lambda flat, k, rtol=1e-12, max_evals=confluent.MAX_EVALS: _confluent_call(
         confluent.log_hyp0f1_confluent, flat, k, rtol, max_evals),
     gradient=lambda flat, k, rtol=1e-12, max_evals=confluent.MAX_EVALS: _confluent_call(
         confluent.grad_log_hyp0f1_confluent, flat, k, rtol, max_evals),
     rigorous=False,
-    error_kind=("estimate (a run at 16 × rtol, at k = m a second start, a rounding probe, initial series; "
-                "× measured safety factors)"),
+    error_kind=("estimate (a run at 16 × rtol, a rounding probe, initial series; × measured safety factors; "
+                "near ties: plus the expansion's proven remainder)"),
     domain=lambda flat, k, options=None: confluent.confluent_reason(flat, k),
     defaults={"rtol": 1e-12, "max_evals": confluent.MAX_EVALS},
     check_options=_confluent_options,
     auto=(AutoStep(49, _tied_rows, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS}, row_by_row=True,
-                   scope=f"exactly equal non-zero σ (clusters), 2 to {confluent.MAX_M} non-zero, distinct values "
-                         f"{confluent.GAP:g} apart"),),
+                   scope=f"equal or nearly equal non-zero σ (clusters of values less than {confluent.GAP:g} apart, "
+                         f"relative), 2 to {confluent.MAX_M} non-zero"),),
 ))
 
 

@@ -8,8 +8,10 @@ these stored values instead of recomputing mpmath everywhere. Regenerate with
 (a few minutes), which rewrites ``symcheck/hyp0f1/data/reference_values.json``; a test recomputes a
 random few entries live, so stale data fails.
 
-Grid: k = 1..12, shapes ``"rank one"`` (σ_max, 0, …, 0), ``"equal"`` (σ_max, …, σ_max) and
-``"spread"`` (σᵢ = σ_max (k − i)/k, i = 0..k−1: distinct, gaps σ_max/k), σ_max in
+Grid: k = 1..12, shapes ``"rank one"`` (σ_max, 0, …, 0), ``"equal"`` (σ_max, …, σ_max),
+``"spread"`` (σᵢ = σ_max (k − i)/k, i = 0..k−1: distinct, gaps σ_max/k) and ``"near ties"`` (two clusters of
+consecutive values NEAR_TIE_GAP·σ_max apart: σ_max(1 − NEAR_TIE_GAP·i), i < ⌈k/2⌉, then the same from σ_max/3;
+a fitted spectrum is rarely exactly tied), σ_max in
 :data:`SIGMA_MAX` (1e-3 … 1e4). An entry is stored where one of four high-precision routes
 reaches it, each run at ``DPS`` = 40 decimal digits (or more where stated):
 
@@ -63,6 +65,7 @@ from symcheck.hyp0f1.closed_form_mp import closed_form_mp
 __all__ = [
     "DPS",
     "MAX_REFERENCE_PARTITIONS",
+    "NEAR_TIE_GAP",
     "ROUTES",
     "SHAPES",
     "SIGMA_MAX",
@@ -83,7 +86,9 @@ DPS = 40
 MAX_DIGITS = DPS - 5
 #: The largest singular value of each grid input.
 SIGMA_MAX = (1e-3, 1e-2, 0.1, 0.3, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1e3, 1e4)
-SHAPES = ("rank one", "equal", "spread")
+SHAPES = ("rank one", "equal", "spread", "near ties")
+#: Gap between consecutive values inside a cluster of the "near ties" shape, relative to the cluster's top.
+NEAR_TIE_GAP = 1e-3
 K_VALUES = tuple(range(1, 13))
 ROUTES = ("closed_form_mp", "hyp0f1_reference", "k3_quadrature_mp", "so4_series_mp")
 #: Largest coefficient table (partitions with ≤ k parts, size ≤ degree) the series route is run
@@ -98,13 +103,18 @@ _CUT = (DPS + 10) * 2.31  # ln 10 ≈ 2.303: ten digits below the working precis
 
 
 def shape_sigma(shape: str, k: int, sigma_max: float) -> np.ndarray:
-    """Singular values of a grid input: ``"rank one"``, ``"equal"`` or ``"spread"`` (module docstring)."""
+    """Singular values of a grid input: ``"rank one"``, ``"equal"``, ``"spread"`` or ``"near ties"`` (module
+    docstring)."""
     check_choice(shape, "shape", SHAPES)
     k = check_int(k, "k", minimum=1)
     if shape == "rank one":
         return np.r_[sigma_max, np.zeros(k - 1)]
     if shape == "equal":
         return np.full(k, float(sigma_max))
+    if shape == "near ties":
+        top = (k + 1) // 2
+        return np.r_[sigma_max * (1.0 - NEAR_TIE_GAP * np.arange(top)),
+                     sigma_max / 3.0 * (1.0 - NEAR_TIE_GAP * np.arange(k - top))]
     return sigma_max * ((k - np.arange(k)) / k)  # σ_max itself exact
 
 
@@ -307,7 +317,7 @@ def generate_reference_values(progress=None) -> dict:
     """
     entries = []
     for k in K_VALUES:
-        for shape in SHAPES[:1] if k == 1 else SHAPES:  # k = 1: the three shapes coincide
+        for shape in SHAPES[:1] if k == 1 else SHAPES:  # k = 1: the shapes coincide
             for smax in SIGMA_MAX:
                 sig = shape_sigma(shape, k, smax)
                 route = _route(sig, k)

@@ -37,6 +37,7 @@ import numpy as np
 
 from symcheck._checks import as_finite_array, as_sigma, check_bool, check_callable, check_choice, check_int
 from symcheck.hyp0f1 import Hyp0f1AccuracyWarning, grad_log_hyp0f1, log_hyp0f1
+from symcheck.hyp0f1.reference_data import SHAPES as REFERENCE_SHAPES
 from symcheck.testing.adapters import (call_subject, float_repr_array, import_line, matrix_inputs,
                                        subject_name)
 from symcheck.testing.result import CheckResult, group_rows, worst_failure
@@ -66,8 +67,8 @@ def _region(k: int, sigma_max: float, shape: str) -> str:
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt, "=": operator.eq,
         "==": operator.eq}
 _CONDITION = re.compile(r"^\s*(k|sigma_max|sigma|σ_max|σ|shape)\s*(<=|>=|==|<|>|=)\s*(.+?)\s*$")
-#: Spectrum shapes: the stored table's three, and "other" for extra inputs of none of them.
-SHAPES = ("rank one", "equal", "spread", "other")
+#: Spectrum shapes: the stored table's, and "other" for extra inputs of none of them.
+SHAPES = (*REFERENCE_SHAPES, "other")
 
 
 def parse_regions(regions) -> list | None:

@@ -2,7 +2,9 @@
 
 Each row of `symcheck.hyp0f1.budget.BUDGET` is a method of `log_hyp0f1` with its options, a
 region (k, σ_max = max σᵢ, Σσ, shape of the input: `rank one` (σ_max, 0, …), `equal`, `spread`
-σᵢ = σ_max (k − i)/k) and the largest absolute error of log ₀F₁ allowed there. Budgets marked
+σᵢ = σ_max (k − i)/k) and the largest absolute error of log ₀F₁ allowed there. The stored table's fourth
+shape, `near ties` (two clusters of consecutive values 0.1 % of σ_max apart), enters the table of error figures
+only. Budgets marked
 *proven* are the zonal series' rigorous truncation-plus-rounding bound, rounded up; *measured* ones
 are the worst error found on the region's reference points, rounded up to one significant digit
 (at most ×2), so they document the method (how far eq. (7) of Moore 2016 is off, for instance)
