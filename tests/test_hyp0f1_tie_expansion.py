@@ -59,10 +59,26 @@ def test_a_dropped_gradient_slope_is_caught():
     finish = confluent.Ray.finish
 
     def flat_slope(self, z, log_scale):
-        v, g, alpha, mom = finish(self, z, log_scale)
-        return v, g, np.zeros_like(alpha), mom
+        v, g, alpha, half, mom = finish(self, z, log_scale)
+        return v, g, np.zeros_like(alpha), half, mom
 
     with mock.patch.object(confluent.Ray, "finish", flat_slope):
+        grad, gerr = confluent.grad_log_hyp0f1_confluent(sig, k)
+    assert np.max(np.abs(grad - gref)) > gerr[0] + gref_err[0]
+
+
+def test_a_dropped_second_order_gradient_term_is_caught():
+    """Plant: the gradient without κ(tᵢ, X, X)/2 of eq. (4) must leave the gradient's (second-order) figure (here
+    3.2e-8; dropped, the error is 5e-7)."""
+    sig, k = np.array([[3.0, 2.99, 2.96]]), 3
+    gref, gref_err = closed_form.exact_gradient(sig, k)
+    finish = confluent.Ray.finish
+
+    def first_order(self, z, log_scale):
+        v, g, alpha, half, mom = finish(self, z, log_scale)
+        return v, g, alpha, np.zeros_like(half), mom
+
+    with mock.patch.object(confluent.Ray, "finish", first_order):
         grad, gerr = confluent.grad_log_hyp0f1_confluent(sig, k)
     assert np.max(np.abs(grad - gref)) > gerr[0] + gref_err[0]
 
@@ -76,7 +92,7 @@ def _cumulants_float(sig0, d, k):
     assert ray.total <= confluent._start(len(sig0), len(sig0) == k)  # the series alone: no ray error
     order = ray.expand([d[labels == c] for c in range(len(means))])
     x = confluent.count_state(means, sizes, k, 1.0, ray.total)
-    mom = ray.finish(x, 0.0)[3]
+    mom = ray.finish(x, 0.0)[4]
     confluent._sweep(1.0, x, sy.nU, sy.deg, ray.asm.indptr, ray.asm.indices, ray.asm.data, ray.asm.a2col,
                      ray.asm.inv, ray.asm.dstart, sy.blocks, ray.y)
     y = ray.y / ray.y[sy.nU]
@@ -158,12 +174,15 @@ NEAR = [(k, s, shape) for k in (5, 6) for s in (3.0, 10.0) for shape in ("near c
 @pytest.mark.parametrize("k, s, shape", NEAR, ids=[f"k{k}-s{s:g}-{sh.split()[0]}" for k, s, sh in NEAR])
 def test_near_ties_against_the_holonomic_route(k, s, shape):
     """The goal table's near (1e-4) and loose (0.5 %) clusters at k = 5, 6 against the holonomic system (2^m
-    unknowns, the values spread, no expansion): within the two figures."""
+    unknowns, the values spread, no expansion): value and gradient within the two figures."""
     sig = _shapes(k, s)[shape][None]
     value, error = confluent.log_hyp0f1_confluent(sig, k)
     ref, ref_err = holonomic.log_hyp0f1_holonomic(sig, k)
     assert np.isfinite(ref_err[0])
     assert abs(value[0] - ref[0]) <= error[0] + ref_err[0]
+    grad, gerr = confluent.grad_log_hyp0f1_confluent(sig, k)
+    gref, gref_err = holonomic.grad_log_hyp0f1_holonomic(sig, k)
+    assert np.max(np.abs(grad - gref)) <= gerr[0] + gref_err[0]
 
 
 def test_auto_reaches_the_goal_on_near_clusters_at_k_8():

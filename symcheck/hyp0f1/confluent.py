@@ -90,8 +90,8 @@ the gradients' largest differences.
 Regime (:func:`confluent_reason`): at least one cluster of two or more values, each less than GAP (relative) from
 the next (so distinct clusters are at least GAP apart: closer values would make the cross coefficients
 1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near
-ties add :mod:`tie_expansion`'s remainder bound and the rounding of the means to the figure; the gradient's
-expansion is of first order, its remainder the variance bound V of that module. At m = k = 10, two clusters of 5,
+ties add :mod:`tie_expansion`'s remainder bounds (value and gradient, the latter expanded to second order) and the
+rounding of the means to the figures. At m = k = 10, two clusters of 5,
 the tight tolerance stalls DOP853 at s₀ (the small components' derivatives cancel below their rounding) — the
 reason for MAX_M (FINDINGS3.md §2).
 """
@@ -841,6 +841,7 @@ class Ray:
         self.max_evals = max_evals
         self.terms: dict = {}
         self.slopes: list = []
+        self.curvature: list | None = None
 
     def expand(self, d_by_cluster: list) -> int:
         """Set the terms of :mod:`tie_expansion` (2) for the deviations ``d_by_cluster`` from the cluster values
@@ -852,6 +853,11 @@ class Ray:
         self.slopes = [(c, self.moment_index(none[:c] + ((2,),) + none[c + 1:]),
                         self.moment_index(none[:c] + ((1, 1),) + none[c + 1:]))
                        for c in range(sy.r) if np.any(d_by_cluster[c] != 0.0)]
+        curv = tie_expansion.gradient_terms(d_by_cluster, lambda lam: self.moment_index(lam) >= 0) \
+            if self.slopes else None
+        self.curvature = None if curv is None else [
+            (c, [(self.moment_index(lam), coef) for lam, coef in t])
+            for c, t in zip([c for c, dc in enumerate(d_by_cluster) for _ in range(dc.size)], curv)]
         return n
 
     def moment_index(self, lam: tuple) -> int:
@@ -865,13 +871,15 @@ class Ray:
         return int(sy.tmap[tup])
 
     def finish(self, z: np.ndarray, log_scale: float):
-        """(log F + the expansion's correction, gradient per cluster, the slope α_c per cluster, {j: E Xʲ}) from
-        the state ``z`` at s = 1, F = z₀·exp(``log_scale``): :mod:`tie_expansion` (1), (2)."""
+        """(log F + the expansion's correction, gradient per cluster, the slope α_c per cluster, the second-order
+        gradient terms κ(tᵢ, X, X)/2 per entry (cluster by cluster), {j: E Xʲ}) from the state ``z`` at s = 1,
+        F = z₀·exp(``log_scale``): :mod:`tie_expansion` (1), (2), (4)."""
         sy, a = self.sy, self.asm
         g = np.array([z[q] / z[0] for q in sy.state_e])
         value = math.log(z[0]) + log_scale
         alpha = np.zeros(sy.r)
-        moments = {}
+        moments: dict = {}
+        half = np.zeros(0)
         if self.terms or self.slopes:
             _sweep(1.0, np.ascontiguousarray(z), sy.nU, sy.deg, a.indptr, a.indices, a.data, a.a2col, a.inv,
                    a.dstart, sy.blocks, self.y)
@@ -880,7 +888,10 @@ class Ray:
             value += tie_expansion.correction(moments)
             for c, i2, i11 in self.slopes:
                 alpha[c] = y[i2] - y[i11]
-        return value, g, alpha, moments
+            if self.curvature is not None:
+                half = np.array([0.5 * (math.fsum(coef * y[i] for i, coef in t) - g[c] * moments.get(2, 0.0))
+                                 for c, t in self.curvature])
+        return value, g, alpha, half, moments
 
     def __call__(self, s, z):
         if self.evals >= self.max_evals:
@@ -900,7 +911,7 @@ class Ray:
 def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, salt: int = 0, coarse: float = 1.0):
     """DOP853 from s0 (state x0) to 1 at step tolerance max(ODE_TOL_FACTOR·tol, ODE_TOL_FLOOR)·coarse (the floor
     first, so the coarse run is always COARSE times looser than the fine one): (log F with the tie expansion's
-    correction, gradient per cluster, slopes α_c, {j: E Xʲ}, steps), :meth:`Ray.finish`. With ``noise``, the start's
+    correction, gradient per cluster, slopes α_c, second-order gradient terms, {j: E Xʲ}, steps), :meth:`Ray.finish`. With ``noise``, the start's
     components are disturbed at that relative size (signs by ``salt``): the rounding probe. (Disturbing every sweep
     result too, as holonomic's probe does, stalls the tight per-component tolerance: k = m = 8, σ = 30·1₈ took
     > 200 000 evaluations.)"""
@@ -937,38 +948,46 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
     total = ray.total
     order = ray.expand([d[labels == c] for c in range(len(vals))])
     l1 = math.fsum(np.abs(d))
+    perm = np.concatenate([np.flatnonzero(labels == c) for c in range(len(vals))])
+
+    def entry_grad(gcl, alpha, half):  # ∂ log F/∂σ in the order of ``sig``: tie_expansion (4)
+        out = gcl[labels] + alpha[labels] * d
+        if half.size:
+            out[perm] += half
+        return out
+
     s_hat = _start(m, full)
     if s_hat >= total:  # the series alone reaches s = 1
-        v, gcl, alpha, mom = ray.finish(count_state(vals, sizes, k, 1.0, total), 0.0)
+        v, gcl, alpha, half, mom = ray.finish(count_state(vals, sizes, k, 1.0, total), 0.0)
+        grad = entry_grad(gcl, alpha, half)
         var0 = mom.get(2, 0.0)
         err = holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v))
-        gerr = holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl))))
+        gerr = holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(grad))))
     else:
         s0 = s_hat / total
         x0 = count_state(vals, sizes, k, s0, s_hat)
-        v, gcl, alpha, mom, steps = _run(ray, s0, x0, rtol)
-        vc, gc, ac, mom_c, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
+        v, gcl, alpha, half, mom, steps = _run(ray, s0, x0, rtol)
+        grad = entry_grad(gcl, alpha, half)
+        vc, gcl_c, alpha_c, half_c, mom_c, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
         var0 = max(mom.get(2, 0.0), mom_c.get(2, 0.0))
-        dmax = float(np.max(np.abs(d)))
         raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
-        graw = (float(np.max(np.abs(gcl - gc) + np.abs(alpha - ac) * dmax)) / (COARSE - 1.0)
-                + steps * u * (1.0 + float(np.max(np.abs(gcl)))))
+        graw = (float(np.max(np.abs(grad - entry_grad(gcl_c, alpha_c, half_c)))) / (COARSE - 1.0)
+                + steps * u * (1.0 + float(np.max(np.abs(grad)))))
         resp, gresp = 0.0, 0.0
         for salt in range(1, PROBES + 1):
-            vp, gp, ap, mom_p, _ = _run(ray, s0, x0, rtol, NOISE, salt)
+            vp, gcl_p, alpha_p, half_p, mom_p, _ = _run(ray, s0, x0, rtol, NOISE, salt)
             var0 = max(var0, mom_p.get(2, 0.0))
             resp = max(resp, abs(v - vp))
-            gresp = max(gresp, float(np.max(np.abs(gcl - gp) + np.abs(alpha - ap) * dmax)))
+            gresp = max(gresp, float(np.max(np.abs(grad - entry_grad(gcl_p, alpha_p, half_p)))))
         linear = resp <= PROBE_LINEAR and gresp <= PROBE_LINEAR
         err = (SAFETY * raw + SAFETY_NOISE * ((u / NOISE) * resp if linear else np.inf)
                + holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v)))
         gerr = (SAFETY * graw + SAFETY_NOISE * ((u / NOISE) * gresp if linear else np.inf)
-                + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(gcl)))))
-    grad = gcl[labels] + alpha[labels] * d  # the cluster gradient back in the input order, to first order in d
+                + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(grad)))))
     if l1 > 0.0:
         var = tie_expansion.variance_bound(l1, 2.0 * var0)
         err += tie_expansion.remainder(l1, order, var) + slack
-        gerr += tie_expansion.gradient_remainder(var) + slack
+        gerr += tie_expansion.gradient_remainder(l1, var, ray.curvature is not None) + slack
     return v, err, grad, gerr
 
 

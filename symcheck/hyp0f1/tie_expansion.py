@@ -37,10 +37,16 @@ The rounding of the means leaves e_c = Σ_{i∈c} dᵢ ≠ 0 (summed exactly, :f
 base by e_c/p_c makes the expansion exact again and changes log F by at most Σ|e_c| (every ∂ log F/∂σᵢ lies in
 [0, 1]) and the terms of (1) by less; :func:`split` returns 2Σ|e_c|.
 
-Gradient. ∂ᵢ log F = E tᵢ; its derivative along d is Cov(tᵢ, X) and, at θ = 0 for i in cluster c (the other
-clusters' sums of d vanish), Cov(tᵢ, X) = (Var tᵢ − Cov(tᵢ, tⱼ)) dᵢ = α_c dᵢ with
-α_c = (M((2)_c) − M((1,1)_c))/F (j ≠ i in c). The second derivative is the joint cumulant
-E[(tᵢ − E tᵢ)(X − E X)²], at most 2V in size, so ∂ᵢ log F(σ) = g_c + α_c dᵢ within V (+ Σ|e_c|).
+Gradient. ∂ᵢ log F = E tᵢ =: fᵢ(θ) along the segment, with fᵢ' = Cov(tᵢ, X), fᵢ'' = κ(tᵢ, X, X) (joint
+cumulants). At θ = 0, for i in cluster c (the other clusters' sums of d vanish), Cov(tᵢ, X) = (Var tᵢ − Cov(tᵢ, tⱼ))dᵢ
+= α_c dᵢ with α_c = (M((2)_c) − M((1,1)_c))/F (j ≠ i in c), and, E X being 0,
+
+    κ(tᵢ, X, X) = E[tᵢX²] − g_c E X²,   E[tᵢX²] = Σ_{j,l} dⱼd_l ⟨tᵢtⱼt_l⟩/F,                                       (4)
+
+each ⟨tᵢtⱼt_l⟩ the orbit moment of the multiplicities of (i, j, l) in each cluster (:func:`gradient_terms`; for
+every i, also where dᵢ = 0). The third derivative, κ(tᵢ, X, X, X) = E[t̃ᵢX̃³] − 3E[t̃ᵢX̃]E[X̃²] (centred), is at most
+2ℓV + 3V^{3/2} in size (|t̃ᵢ| ≤ 2, Var tᵢ ≤ 1), so ∂ᵢ log F(σ) = g_c + α_c dᵢ + κ(tᵢ, X, X)/2 within
+(2ℓV + 3V^{3/2})/6 (+ Σ|e_c|).
 
 References
 ----------
@@ -56,7 +62,7 @@ import math
 
 import numpy as np
 
-__all__ = ["correction", "expansion_terms", "gradient_remainder", "monomial_sum", "remainder", "split",
+__all__ = ["correction", "expansion_terms", "gradient_remainder", "gradient_terms", "monomial_sum", "remainder", "split",
            "variance_bound"]
 
 
@@ -189,6 +195,32 @@ def remainder(l1: float, n: int, var: float) -> float:
     return ell * ell * var / 24.0 if n == 4 else 3.5 * ell**3 * var / 120.0
 
 
-def gradient_remainder(var: float) -> float:
-    """Bound on the gradient's first-order remainder (module docstring): ½·2V = V."""
-    return var
+def gradient_terms(d_by_cluster: list, available) -> list | None:
+    """The terms of (4): for each entry i (cluster by cluster, in the order of ``d_by_cluster``) a list of
+    (λ tuple, Σ dⱼd_l over the (j, l) whose (i, j, l) has that orbit), so E[tᵢX²] = Σ coefficient·M(λ)/F; None where
+    ``available`` lacks a moment."""
+    r = len(d_by_cluster)
+    entries = [(c, a) for c, dc in enumerate(d_by_cluster) for a in range(dc.size)]
+    moving = [(c, a) for c, a in entries if d_by_cluster[c][a] != 0.0]
+    out = []
+    for i in entries:
+        acc: dict = {}
+        for j in moving:
+            for l in moving:
+                counts: list = [{} for _ in range(r)]
+                for c, a in (i, j, l):
+                    counts[c][a] = counts[c].get(a, 0) + 1
+                lam = tuple(tuple(sorted(cnt.values(), reverse=True)) for cnt in counts)
+                acc[lam] = acc.get(lam, 0.0) + float(d_by_cluster[j[0]][j[1]]) * float(d_by_cluster[l[0]][l[1]])
+        if not all(available(lam) for lam in acc):
+            return None
+        out.append(list(acc.items()))
+    return out
+
+
+def gradient_remainder(l1: float, var: float, second_order: bool) -> float:
+    """Bound on the gradient's remainder (module docstring): (2ℓV + 3V^{3/2})/6 after the term (4), V after the
+    first-order term alone."""
+    if not second_order:
+        return var
+    return (4.0 * l1 * var + 3.0 * var**1.5) / 6.0
