@@ -329,29 +329,16 @@ class Confluent:
             raise NotImplementedError(str(err)) from None
 
 
-class ConfluentNearTies:
+class ConfluentNearTies(Confluent):
     """The confluent system per value at near ties, k = m: two clusters of consecutive values 1e-4 apart (relative;
     the report's "near clusters"), run at the clusters' means with the tie expansion (its extra cost: one sweep per
     run and the expansion's terms); beside it the holonomic method on the same row (same-run baseline: the values
     spread and extrapolated), skipped where it raises."""
 
-    params = [[4, 6, 8], [10.0, 30.0]]
-    param_names = ["m", "sigma_max"]
-    timeout = 300
-
     def setup(self, m, sigma_max):
         shrink = (1.0 - 1e-4) ** np.arange(m // 2)
         self.sig = np.concatenate([sigma_max * shrink, sigma_max / 3 * shrink[:m - m // 2]])[None, :]
         log_hyp0f1(self.sig, m, method="confluent")
-
-    def time_confluent(self, m, sigma_max):
-        log_hyp0f1(self.sig, m, method="confluent")
-
-    def time_holonomic(self, m, sigma_max):
-        try:
-            log_hyp0f1(self.sig, m, method="holonomic")
-        except ValueError as err:
-            raise NotImplementedError(str(err)) from None
 
 
 class Contiguous:

@@ -17,6 +17,7 @@ from symcheck.evidence import ROUNDING
 from symcheck.haar_quadrature import o3_log_integral
 from symcheck.hyp0f1 import reference
 from symcheck.hyp0f1.closed_form_mp import closed_form_mp, equal_spectrum_dps, equal_spectrum_mp
+from symcheck.hyp0f1.partitions import partitions
 from symcheck.hyp0f1.reference import hyp0f1_reference
 
 
@@ -146,7 +147,7 @@ def test_monomials_are_exact_then_rounded_once():
     with a zero, a 2^-300 and equal variables: one rounding to the working precision, |rel err| ≤ 2^-prec;
     planted: the same comparison against x with one entry moved by one float64 ulp fails."""
     floats = [0.75, 1.0 / 3.0, 0.0, 2.0**-300, 0.75]
-    parts = [lam for m in range(7) for lam in reference._partitions(m, 4)]
+    parts = [lam for m in range(7) for lam in partitions(m, 4)]
     with mpmath.workprec(120):
         x = [mpmath.mpf(v) for v in floats]
         got = reference._monomials(x, parts)

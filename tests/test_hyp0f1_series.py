@@ -317,3 +317,18 @@ def test_numba_disabled_parity(python_output):
     g = series.grad_log_hyp0f1_series(s, 3)
     degree = int(series.series_degree_needed(s, 3, 1e-14).max())
     assert np.all(np.abs(py_grad - g) <= 2 * (3 * series.rounding_bound(3, degree) + 8 * U) * np.abs(g))
+
+
+@pytest.mark.parametrize("plant", [False, True], ids=["degrees-for-the-gradient", "planted-value-degrees"])
+def test_small_sigma_gradient_reaches_rtol(plant, monkeypatch):
+    """k = 1: ∂ log cosh σ = tanh σ (mpmath). At σ = 3e-4 the value's degree leaves the gradient's tail σ³/6 = 4.5e-12;
+    the gradient's own degree rule brings its error and figure to rtol = 1e-15 (plus rounding, a few ε·|g|). Planted:
+    the gradient at the value's degrees misses 1e-14 (and its figure says so)."""
+    if plant:
+        monkeypatch.setattr(series, "_gradient_degrees",
+                            lambda flat, k, rtol, max_degree: (series._checked_degrees(flat, k, rtol, max_degree), None))
+    sig = np.array([[3e-4], [1e-3], [2e-5]])
+    grad, err = series.grad_log_hyp0f1_series_with_error(sig, 1, rtol=1e-15)
+    ref = np.array([float(mpmath.tanh(mpmath.mpf(s))) for s in sig[:, 0]])
+    assert np.all(np.abs(grad[:, 0] - ref) <= err)
+    assert (np.max(np.abs(grad[:, 0] - ref)) > 1e-14) == plant

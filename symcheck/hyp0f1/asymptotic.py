@@ -81,6 +81,7 @@ from scipy import special
 
 from symcheck._checks import check_bool, check_int
 from symcheck.hyp0f1 import wick
+from symcheck.hyp0f1.partitions import partitions
 
 __all__ = [
     "MAX_ORDER",
@@ -154,16 +155,6 @@ def _phi(p: int) -> tuple:
             *((c * a, words) for a, words in ad_trace_monomials(p)))
 
 
-def _partitions(n: int, largest: int | None = None):
-    """Integer partitions of n as non-increasing tuples."""
-    if n == 0:
-        yield ()
-        return
-    for p in range(min(n, largest or n), 0, -1):
-        for rest in _partitions(n - p, p):
-            yield (p, *rest)
-
-
 @lru_cache(maxsize=None)
 def order_patterns(p: int) -> wick.PatternSum:
     """T_p = Σ over partitions (p₁, …, p_r) of p of κ(Φ_{p₁}, …, Φ_{p_r}) / ∏ (multiplicity)!.
@@ -171,7 +162,7 @@ def order_patterns(p: int) -> wick.PatternSum:
     Built once per process (order 3 takes about two seconds).
     """
     total: dict = {}
-    for part in _partitions(p):
+    for part in partitions(p):
         weight = Fraction(1)
         for q in set(part):
             weight /= factorial(part.count(q))

@@ -108,6 +108,7 @@ from scipy.integrate import solve_ivp
 
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import holonomic, series, tie_expansion
+from symcheck.hyp0f1.partitions import partitions
 
 __all__ = ["ATOL_REL", "COARSE", "GAP", "MAX_M", "MAX_SIGMA_SUM", "SAFETY", "confluent_reason",
            "grad_log_hyp0f1_confluent", "log_hyp0f1_confluent"]
@@ -133,6 +134,9 @@ NOISE = 1e-12
 PROBES = 2
 SAFETY_NOISE = 10.0
 PROBE_LINEAR = 0.1
+#: The tie expansion's remainder takes E X² and E X⁴ with twice their largest value over the ray's runs only where the
+#: runs agree to this (relative); else the worst cases (:func:`_moment_bound`).
+MOMENT_SPREAD = 0.1
 #: Largest dense table of partition tuples (∏ over clusters of the partitions per cluster).
 MAX_TUPLES = 5e7
 #: Most non-zero σ the route takes (module docstring: (5, 5) at k = m stalls).
@@ -280,20 +284,6 @@ def count_state(values, sizes, k, s, s_hat=None):
 
 # ----------------------------------------------------------------------------- partitions and their keys
 
-def _partitions(n, maxparts, maxpart=None):
-    """Partitions of n (descending tuples) with at most ``maxparts`` parts."""
-    if maxpart is None:
-        maxpart = n
-    if n == 0:
-        yield ()
-        return
-    if maxparts == 0:
-        return
-    for first in range(min(n, maxpart), 0, -1):
-        for rest in _partitions(n - first, maxparts - 1, first):
-            yield (first,) + rest
-
-
 def _path_key(parts):
     """int64 code of a partition (sorted descending): its boundary path as bits, behind a leading 1."""
     key = 1
@@ -390,7 +380,7 @@ def _cluster_partitions(p):
     """Partitions with ≤ p parts and size ≤ p + 1, by size; their path keys sorted, and the column flags."""
     parts = [()]
     for n in range(1, p + 2):
-        parts.extend(_partitions(n, p))
+        parts.extend(partitions(n, p))
     keys = np.array([_path_key(q) for q in parts], dtype=np.int64)
     order = np.argsort(keys)
     return parts, keys[order], order.astype(np.int64)
@@ -411,9 +401,9 @@ def _single_cluster_rows(p, D):
     """
     cand = []
     for ai in range(D - 1):
-        for rest in _partitions(D - 2 - ai, p - 1):
+        for rest in partitions(D - 2 - ai, p - 1):
             cand.append((ai, rest))
-    cols = [q for q in _partitions(D, p) if not _is_column(q)]
+    cols = [q for q in partitions(D, p) if not _is_column(q)]
     if not cols:
         return []
     colidx = {q: t for t, q in enumerate(cols)}
@@ -510,7 +500,7 @@ class ConfluentSystem:
         self.kinds = {}
         nU = 0
         for D, c, lam, Dc in blocks:
-            mus = [q for q in _partitions(Dc, self.sizes[c]) if not _is_column(q)]
+            mus = [q for q in partitions(Dc, self.sizes[c]) if not _is_column(q)]
             sel = _single_cluster_rows(self.sizes[c], Dc)
             assert len(sel) == len(mus)
             bstart.append(nU)
@@ -959,8 +949,8 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
     s_hat = _start(m, full)
     if s_hat >= total:  # the series alone reaches s = 1
         v, gcl, alpha, half, mom = ray.finish(count_state(vals, sizes, k, 1.0, total), 0.0)
+        runs = [mom]
         grad = entry_grad(gcl, alpha, half)
-        var0 = mom.get(2, 0.0)
         err = holonomic.INIT_TOL + ROUNDING * (1.0 + abs(v))
         gerr = holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(grad))))
     else:
@@ -969,14 +959,14 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
         v, gcl, alpha, half, mom, steps = _run(ray, s0, x0, rtol)
         grad = entry_grad(gcl, alpha, half)
         vc, gcl_c, alpha_c, half_c, mom_c, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
-        var0 = max(mom.get(2, 0.0), mom_c.get(2, 0.0))
+        runs = [mom, mom_c]
         raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
         graw = (float(np.max(np.abs(grad - entry_grad(gcl_c, alpha_c, half_c)))) / (COARSE - 1.0)
                 + steps * u * (1.0 + float(np.max(np.abs(grad)))))
         resp, gresp = 0.0, 0.0
         for salt in range(1, PROBES + 1):
             vp, gcl_p, alpha_p, half_p, mom_p, _ = _run(ray, s0, x0, rtol, NOISE, salt)
-            var0 = max(var0, mom_p.get(2, 0.0))
+            runs.append(mom_p)
             resp = max(resp, abs(v - vp))
             gresp = max(gresp, float(np.max(np.abs(grad - entry_grad(gcl_p, alpha_p, half_p)))))
         linear = resp <= PROBE_LINEAR and gresp <= PROBE_LINEAR
@@ -985,10 +975,20 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
         gerr = (SAFETY * graw + SAFETY_NOISE * ((u / NOISE) * gresp if linear else np.inf)
                 + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(grad)))))
     if l1 > 0.0:
-        var = tie_expansion.variance_bound(l1, 2.0 * var0)
-        err += tie_expansion.remainder(l1, order, var) + slack
-        gerr += tie_expansion.gradient_remainder(l1, var, ray.curvature is not None) + slack
+        var, fourth = tie_expansion.moment_bounds(l1, _moment_bound(runs, 2), _moment_bound(runs, 4))
+        kappa5 = tie_expansion.fifth_cumulant(mom) if 5 in mom else 0.0
+        err += tie_expansion.remainder(l1, order, var, fourth, kappa5) + slack
+        gerr += tie_expansion.gradient_remainder(l1, var, fourth, ray.curvature is not None) + slack
     return v, err, grad, gerr
+
+
+def _moment_bound(runs: list, j: int) -> float:
+    """Twice the largest E Xʲ of the ray's runs (:mod:`tie_expansion` (3)); inf where the runs lack it or differ by
+    more than MOMENT_SPREAD (relative to the largest) or one is negative: then the remainder takes the worst case."""
+    vals = np.array([mom.get(j, math.nan) for mom in runs])
+    if not (np.all(vals >= 0.0) and np.ptp(vals) <= MOMENT_SPREAD * np.max(vals)):
+        return math.inf
+    return 2.0 * float(np.max(vals))
 
 
 def confluent_reason(flat: np.ndarray, k: int) -> np.ndarray:

@@ -69,6 +69,7 @@ import numpy as np
 
 from symcheck._checks import as_sigma, check_int
 from symcheck.hyp0f1.bounded_cache import SizeBoundedCache
+from symcheck.hyp0f1.partitions import partitions
 
 __all__ = ["MAX_DEGREE", "MAX_DPS", "MAX_PARTITIONS", "degree_for", "hyp0f1_reference", "reference_degree"]
 
@@ -128,19 +129,6 @@ def reference_degree(s, dps: int, cap: int | None = None, c=None) -> int:
         return hi if cap is None or hi <= cap else cap + 1
 
 
-def _partitions(m: int, k: int, largest: int | None = None):
-    """Partitions of m with at most k parts, in decreasing lexicographic order (tuples)."""
-    if m == 0:
-        yield ()
-        return
-    if k == 0:
-        return
-    top = m if largest is None else min(m, largest)
-    for first in range(top, 0, -1):
-        for rest in _partitions(m - first, k - 1, first):
-            yield (first,) + rest
-
-
 def _count_partitions(k: int, degree: int) -> int:
     """Number of partitions with ≤ k parts and size ≤ degree (DP, exact)."""
     # p[j][n]: partitions of n into parts of size <= j  <->  (conjugate) at most j parts
@@ -179,7 +167,7 @@ def _coefficients(k: int, degree: int, coef: list[dict] | None = None, parts: in
         coef = [{(): mpmath.mpf(1)}]
     for m in range(len(coef), degree + 1):
         cur = {}
-        for gamma in _partitions(m, parts):
+        for gamma in partitions(m, parts):
             ell = len(gamma)
             i = ell - 1
             beta = list(gamma)

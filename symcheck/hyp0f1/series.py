@@ -1033,9 +1033,33 @@ def grad_log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     """
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
-    deg = _checked_degrees(flat, k, rtol, max_degree)
+    deg, _ = _gradient_degrees(flat, k, rtol, max_degree)
     out, _ = _evaluate(flat, k, deg, grad=True)
     return out.reshape(sig.shape)
+
+
+#: Most degrees :func:`_gradient_degrees` adds to the value's.
+GRADIENT_EXTRA_DEGREES = 8
+
+
+def _gradient_degrees(flat, k, rtol, max_degree):
+    """(degrees, log F̂ at the value's degrees) for the gradient: the value's degrees (:func:`_checked_degrees`), raised
+    (by at most GRADIENT_EXTRA_DEGREES, within ``max_degree`` and the feasible degree) until the gradient's tail bound
+    over F̂ is at most ``rtol``. The value's rule bounds the tail relative to F, but ∂ᵢ log F ≈ σᵢ/k is small at small
+    σ, where its absolute tail is the value's relative one times ~k/σ (k = 1, σ = 3e-4, rtol 1e-15: 4.5e-12 at the
+    value's degree). F̂ grows with the degree, so the F̂ of the value's degrees keeps the rule conservative."""
+    deg = _checked_degrees(flat, k, rtol, max_degree)
+    logval, _ = _evaluate(flat, k, deg, grad=False)
+    s, v, c = _tail_proxies(flat, k)
+    cap = np.minimum(np.minimum(deg + GRADIENT_EXTRA_DEGREES, check_int(max_degree, "max_degree", minimum=0)),
+                     _feasible_degrees(_n_vars(flat)))
+    target = math.log(rtol)
+    for _ in range(GRADIENT_EXTRA_DEGREES):
+        short = (log_grad_tail_bound(s, deg, v, c, k) - logval > target) & (deg < cap) & (s > 0)
+        if not short.any():
+            break
+        deg = np.where(short, deg + 1, deg)
+    return deg, logval
 
 
 def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
@@ -1053,7 +1077,7 @@ def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
     """
     sig, k = as_sigma(flat, k)
     flat = sig.reshape(-1, k)
-    deg = _checked_degrees(flat, k, rtol, max_degree)
+    deg, _ = _gradient_degrees(flat, k, rtol, max_degree)
     grad, rounding_k = _evaluate(flat, k, deg, grad=True)
     logval, _ = _evaluate(flat, k, deg, grad=False)
     gamma = _gamma(rounding_k)[:, None]

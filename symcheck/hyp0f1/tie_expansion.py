@@ -18,20 +18,34 @@ over tuples λ = (λ_c) of partitions with Σ|λ_c| = j, m_λ the monomial symme
 orbit moment ⟨∏_c t_c^{λ_c}⟩ of :mod:`symcheck.hyp0f1.confluent` (1) at σ⁰ (the multinomial expansion of Xʲ
 grouped by the orbits of the exponent vectors; tuples with m_{λ_c}(d_c) = 0 drop, e.g. λ_c = (1) and every
 cluster with d_c = 0). The confluent system supplies M(λ) where each |λ_c| ≤ p_c + 1 (p_c the cluster's size):
-degree 4 inside a cluster needs p_c ≥ 3, so n = 5 where every cluster that moves has p_c ≥ 3, else n = 4 (at
-p_c = 2, d_c = (δ, −δ) and E(t₁ − t₂)⁴ needs M((4))).
+degree j inside a cluster needs p_c ≥ j − 1, so n = 6 where every cluster that moves has p_c ≥ 4, n = 5 where they
+have p_c ≥ 3, else n = 4 (at p_c = 2, d_c = (δ, −δ) and E(t₁ − t₂)⁴ needs M((4))). At n = 6 the κ₅ term joins (1):
+κ₅ = E X⁵ − 10 E X³ E X².
 
 Remainder. At every θ, X lies in [−‖d‖₁, ‖d‖₁] (|tᵢ| ≤ 1), an interval of length ℓ = 2‖d‖₁, so its central
-moments obey |μ_q| ≤ ℓ^{q−2}μ₂ and μ₂ ≤ ℓ²/4 (Popoviciu 1935). Since dκ₂/dθ = κ₃ and |κ₃| = |μ₃| ≤ ℓκ₂,
-Grönwall's inequality gives κ₂(θ) ≤ V := min(ℓ²/4, κ₂(0)e^ℓ) on [0, 1], and
+moments μ_q (about μ = E X) obey |X − μ| ≤ ℓ, μ₂ ≤ ℓ²/4 (Popoviciu 1935), |μ_{q+1}| ≤ ℓμ_q for even q and
+|μ₃| ≤ √(μ₂μ₄) (Cauchy–Schwarz). Along the segment d/dθ E f = Cov(f, X), so
 
-    |κ₄| = |μ₄ − 3μ₂²| ≤ ℓ²V,    |κ₅| = |μ₅ − 10μ₃μ₂| ≤ ℓ³V + 10ℓV·ℓ²/4 = 3.5ℓ³V,                                (3)
+    μ₂' = μ₃,    μ₄' = μ₅ − 4μ₂μ₃.
 
-so the remainder of (1) is at most ℓ²V/24 (n = 4) or 3.5ℓ³V/120 (n = 5). κ₂(0) = E X² comes from the same
-moments as the terms, so V is taken with twice the largest κ₂(0) of the ray's runs (its error is the ray's, far below
-that); the bound is proven given it. At the goal table's near clusters (consecutive σ 1e-4 apart, k = 8,
-σ_max = 30: ‖d‖₁ ≈ 0.016) the worst case V = ℓ²/4 alone gives 2.4e-10; the first-order band of :mod:`near_equal`
-would be ‖d‖₁²/4 = 6e-5.
+The first, with |μ₃| ≤ ℓμ₂, gives by Grönwall's inequality μ₂(θ) ≤ V := min(ℓ²/4, μ₂(0)e^ℓ) on [0, 1]. Where the
+system holds the degree-4 moments (n ≥ 5), the second bounds μ₄: with w = √μ₄, w' ≤ (ℓ/2)w + 2V^{3/2}, so
+μ₄(θ) ≤ W := min(ℓ²V, [e^{ℓ/2}(√μ₄(0) + 2V^{3/2})]²) (elsewhere W = ℓ²V); then μ₂ ≤ μ₂(0) + sup|μ₃| ≤ μ₂(0) + √(VW)
+tightens V, and the two are refined in turn (:func:`moment_bounds`; each round a valid bound). W is the gain: μ₄(0)
+≈ 3μ₂(0)² is far below ℓ²μ₂ when the tilted law is concentrated (large σ). The cumulants along the segment are then
+
+    |κ₄| = |μ₄ − 3μ₂²| ≤ max(W, 3V²),   |κ₅| = |μ₅ − 10μ₃μ₂| ≤ ℓW + 10V^{3/2}√W,
+    |κ₆| = |μ₆ − 15μ₄μ₂ − 10μ₃² + 30μ₂³| ≤ max(ℓ²W + 30V³, 25VW),                                               (3)
+
+and the remainder of (1) is at most max(W, 3V²)/24 (n = 4), (ℓW + 10V^{3/2}√W)/120 (n = 5), or at n = 6 the smaller
+of the κ₆ bound over 720 and the n = 5 bound plus |κ₅(0)|/120 (:func:`remainder`). With W = ℓ²V these are the bounds
+of the first version (ℓ²V/24 and 3.5ℓ³V/120 at most). μ₂(0) = E X² and μ₄(0) = E X⁴ come from the same moments as
+the terms; they enter with twice the largest value of the ray's runs (whose spread is the ray's error, far below
+that; where the runs differ by more than MOMENT_SPREAD, relative, :mod:`confluent` takes the worst cases instead), so
+the bound is proven given them. Measured (2026-11-29, k = 8, two clusters of four 0.5 % apart): σ_max = 30, the
+remainder 2.6e-4 → 7.2e-9; σ_max = 10, 4.3e-6 → 5.1e-10. At the goal table's near clusters (consecutive σ 1e-4
+apart, k = 8, σ_max = 30: ‖d‖₁ ≈ 0.016) the worst case V = ℓ²/4 alone gives 2.4e-10; the first-order band of
+:mod:`near_equal` would be ‖d‖₁²/4 = 6e-5.
 
 The rounding of the means leaves e_c = Σ_{i∈c} dᵢ ≠ 0 (summed exactly, :func:`math.fsum`): moving each cluster's
 base by e_c/p_c makes the expansion exact again and changes log F by at most Σ|e_c| (every ∂ log F/∂σᵢ lies in
@@ -45,8 +59,9 @@ cumulants). At θ = 0, for i in cluster c (the other clusters' sums of d vanish)
 
 each ⟨tᵢtⱼt_l⟩ the orbit moment of the multiplicities of (i, j, l) in each cluster (:func:`gradient_terms`; for
 every i, also where dᵢ = 0). The third derivative, κ(tᵢ, X, X, X) = E[t̃ᵢX̃³] − 3E[t̃ᵢX̃]E[X̃²] (centred), is at most
-2ℓV + 3V^{3/2} in size (|t̃ᵢ| ≤ 2, Var tᵢ ≤ 1), so ∂ᵢ log F(σ) = g_c + α_c dᵢ + κ(tᵢ, X, X)/2 within
-(2ℓV + 3V^{3/2})/6 (+ Σ|e_c|).
+min(2√(VW), ℓ√W) + 3V^{3/2} in size (|t̃ᵢ| ≤ 2 and E t̃ᵢ² = Var tᵢ ≤ 1, with (3)'s V and W), so
+∂ᵢ log F(σ) = g_c + α_c dᵢ + κ(tᵢ, X, X)/2 within (min(2√(VW), ℓ√W) + 3V^{3/2})/6 (+ Σ|e_c|), and the first-order
+term alone within min(2V, √W)/2 (|κ(tᵢ, X, X)| = |E t̃ᵢX̃²| ≤ min(2μ₂, √μ₄)).                                 (5)
 
 References
 ----------
@@ -56,14 +71,19 @@ Multivariate Statistical Theory, Sec. 7.3 (monomial symmetric functions).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
 import numpy as np
 
-__all__ = ["correction", "expansion_terms", "gradient_remainder", "gradient_terms", "monomial_sum", "remainder", "split",
-           "variance_bound"]
+from symcheck.hyp0f1.partitions import partitions
+
+__all__ = ["BOUND_ROUNDS", "correction", "expansion_terms", "fifth_cumulant", "gradient_remainder", "gradient_terms",
+           "moment_bounds", "monomial_sum", "remainder", "split"]
+
+#: Rounds of the alternating refinement of V and W in :func:`moment_bounds` (each a valid bound; three settle them to
+#: a few per cent).
+BOUND_ROUNDS = 3
 
 
 def split(sig: np.ndarray, gap: float):
@@ -122,34 +142,24 @@ def monomial_sum(x: np.ndarray, lam: tuple) -> float:
     return total / mult
 
 
-@functools.lru_cache(maxsize=None)
-def _partitions(n: int, maxparts: int, maxpart: int | None = None) -> tuple:
-    """Partitions of n (decreasing tuples) with at most ``maxparts`` parts."""
-    if n == 0:
-        return ((),)
-    if maxparts == 0:
-        return ()
-    top = n if maxpart is None else min(n, maxpart)
-    return tuple((first,) + rest for first in range(top, 0, -1) for rest in _partitions(n - first, maxparts - 1, first))
-
-
 def expansion_terms(d_by_cluster: list, available) -> tuple[int, list]:
     """The terms of (2): ``(n, terms)`` with n the order of the remainder of (1) and ``terms[j]`` (j = 2 … n − 1) a
     list of (λ tuple, coefficient) whose moments ``available(λ)`` says the confluent system holds.
 
     ``d_by_cluster`` holds d per cluster (in the confluent system's cluster order). Terms whose coefficient is 0
-    (a cluster that does not move, λ_c = (1)) are dropped; if a degree-4 term is needed and not available, n = 4.
+    (a cluster that does not move, λ_c = (1)) are dropped; n is the first degree j ≤ 5 with a term the system does
+    not hold, else 6.
     """
     moving = [c for c, dc in enumerate(d_by_cluster) if np.any(dc != 0.0)]
     r = len(d_by_cluster)
     terms: dict = {}
-    n = 5
-    for j in (2, 3, 4):
+    n = 6
+    for j in (2, 3, 4, 5):
         out = []
         for degrees in itertools.product(range(j + 1), repeat=len(moving)):
             if sum(degrees) != j or 1 in degrees:  # m_(1)(d_c) = Σ_{i∈c} dᵢ = 0
                 continue
-            for parts in itertools.product(*[_partitions(a, d_by_cluster[c].size)
+            for parts in itertools.product(*[partitions(a, d_by_cluster[c].size)
                                              for a, c in zip(degrees, moving)]):
                 coef = math.factorial(j)
                 for lam, c in zip(parts, moving):
@@ -168,31 +178,52 @@ def expansion_terms(d_by_cluster: list, available) -> tuple[int, list]:
 
 
 def correction(moments: dict) -> float:
-    """κ₂/2 + κ₃/6 + κ₄/24 of (1) from ``moments[j]`` = E Xʲ at the tied point (those present)."""
+    """κ₂/2 + κ₃/6 + κ₄/24 + κ₅/120 of (1) from ``moments[j]`` = E Xʲ at the tied point (those present; E X = 0)."""
     m2 = moments.get(2, 0.0)
     out = m2 / 2.0
     if 3 in moments:
         out += moments[3] / 6.0
     if 4 in moments:
         out += (moments[4] - 3.0 * m2 * m2) / 24.0
+    if 5 in moments:
+        out += fifth_cumulant(moments) / 120.0
     return out
 
 
-def variance_bound(l1: float, var0: float) -> float:
-    """V of (3): a bound on the variance of X along the segment, from ‖d‖₁ = ``l1`` and a bound ``var0`` on its
-    variance at the tied point (inf or NaN: Popoviciu's ℓ²/4 alone)."""
-    ell = 2.0 * l1
-    worst = ell * ell / 4.0
-    if not var0 >= 0.0 or not math.isfinite(var0):
-        return worst
-    return min(worst, var0 * math.exp(ell))
+def fifth_cumulant(moments: dict) -> float:
+    """κ₅ = E X⁵ − 10 E X³ E X² at the tied point (E X = 0) from ``moments``."""
+    return moments[5] - 10.0 * moments[3] * moments[2]
 
 
-def remainder(l1: float, n: int, var: float) -> float:
-    """Bound (3) on the remainder of (1) at order n ∈ {4, 5} for ‖d‖₁ = ``l1`` and V = ``var``
-    (:func:`variance_bound`)."""
+def moment_bounds(l1: float, var0: float, fourth0: float | None = None) -> tuple[float, float]:
+    """(V, W) of (3): bounds on the variance μ₂ and the fourth central moment μ₄ of X along the segment, from
+    ‖d‖₁ = ``l1``, a bound ``var0`` on μ₂ at the tied point and, where the moments hold it, a bound ``fourth0`` on μ₄
+    there (inf, NaN or None: the worst cases ℓ²/4 and ℓ²V)."""
     ell = 2.0 * l1
-    return ell * ell * var / 24.0 if n == 4 else 3.5 * ell**3 * var / 120.0
+    var = ell * ell / 4.0
+    if var0 >= 0.0 and math.isfinite(var0):
+        var = min(var, var0 * math.exp(ell))
+    if fourth0 is None or not (fourth0 >= 0.0 and math.isfinite(fourth0)) or not (var0 >= 0.0 and math.isfinite(var0)):
+        return var, ell * ell * var
+    growth = math.exp(ell / 2.0)
+    for _ in range(BOUND_ROUNDS):
+        fourth = min(ell * ell * var, (growth * (math.sqrt(fourth0) + 2.0 * var**1.5)) ** 2)
+        var = min(var, var0 + math.sqrt(var * fourth))
+    return var, min(ell * ell * var, (growth * (math.sqrt(fourth0) + 2.0 * var**1.5)) ** 2)
+
+
+def remainder(l1: float, n: int, var: float, fourth: float, kappa5: float = 0.0) -> float:
+    """Bound (3) on the remainder of (1) at order n ∈ {4, 5, 6} for ‖d‖₁ = ``l1`` and (V, W) = (``var``,
+    ``fourth``) of :func:`moment_bounds`; at n = 6 the smaller of the κ₆ bound and the κ₅ bound plus the κ₅ term
+    |``kappa5``|/120 (the expansion one order shorter)."""
+    ell = 2.0 * l1
+    if n == 4:
+        return max(fourth, 3.0 * var * var) / 24.0
+    fifth = (ell * fourth + 10.0 * var**1.5 * math.sqrt(fourth)) / 120.0
+    if n == 5:
+        return fifth
+    sixth = max(ell * ell * fourth + 30.0 * var**3, 25.0 * var * fourth) / 720.0
+    return min(sixth, fifth + abs(kappa5) / 120.0)
 
 
 def gradient_terms(d_by_cluster: list, available) -> list | None:
@@ -218,9 +249,10 @@ def gradient_terms(d_by_cluster: list, available) -> list | None:
     return out
 
 
-def gradient_remainder(l1: float, var: float, second_order: bool) -> float:
-    """Bound on the gradient's remainder (module docstring): (2ℓV + 3V^{3/2})/6 after the term (4), V after the
-    first-order term alone."""
+def gradient_remainder(l1: float, var: float, fourth: float, second_order: bool) -> float:
+    """Bound (5) on the gradient's remainder for ‖d‖₁ = ``l1`` and (V, W) = (``var``, ``fourth``) of
+    :func:`moment_bounds`: after the term (4), (min(2√(VW), ℓ√W) + 3V^{3/2})/6; after the first-order term alone,
+    min(2V, √W)/2."""
     if not second_order:
-        return var
-    return (4.0 * l1 * var + 3.0 * var**1.5) / 6.0
+        return min(2.0 * var, math.sqrt(fourth)) / 2.0
+    return (min(2.0 * math.sqrt(var * fourth), 2.0 * l1 * math.sqrt(fourth)) + 3.0 * var**1.5) / 6.0
