@@ -1,14 +1,15 @@
-"""The contiguous route (k = m, m + 1 from the function at k + 2, symcheck/hyp0f1/contiguous.py) against references it
-does not use: the k ≤ 4 closed forms, the series with its rigorous bound, the holonomic route at k = m, and the
-second solution G it is built to avoid (k = 2 in Bessel functions)."""
+"""The contiguous route (F_k from the function at k + 2, symcheck/hyp0f1/contiguous.py) against references it does not
+use: the k ≤ 4 and rank-one closed forms, the series with its rigorous bound, the mpmath series, the holonomic route,
+and the second solution G it is built to avoid (k = 2 in Bessel functions)."""
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy.special import ive
 
 import symcheck
-from symcheck.hyp0f1 import closed_form, contiguous, holonomic, series
+from symcheck.hyp0f1 import closed_form, contiguous, holonomic, reference, series
 
 EPS = np.finfo(float).eps
 
@@ -113,7 +114,6 @@ def test_the_figure_holds_at_loose_tolerances_and_a_coarse_run_that_is_not_coars
 @pytest.mark.parametrize("sig,k,what", [
     ([3.0, 3.0, 1.0], 3, "apart"),                 # a tie: the coefficients' poles
     ([3.0, 2.9, 1.0], 3, "apart"),                 # closer than GAP
-    ([3.0, 1.0, 0.0, 0.0], 4, "at most one"),      # m < k − 1: the holonomic route's case
     ([0.0, 0.0], 2, "non-zero"),
     (list(np.geomspace(10, 1, 11)), 11, "k ≤ 10"),
 ])
@@ -188,3 +188,47 @@ def test_k_equal_m_plus_1_against_the_holonomic_route(m, smax):
                                        work=holonomic.AUTO_FULL_RANK_STEP_WORK, return_error=True)
     v, e = contiguous.log_hyp0f1_contiguous(row[None], m + 1)
     assert abs(v[0] - ref) <= e[0] + ref_err
+
+
+@pytest.mark.parametrize("k", [3, 5, 10, 20])
+def test_rank_one_at_any_k_against_the_closed_form(k):
+    """m = 1 at k ≥ 3 (u = k, constant k): the rank-one closed form (a Bessel function) holds any k and σ."""
+    row = np.zeros((3, k))
+    row[:, 0] = [0.5, 5.0, 50.0]
+    ref, ref_err = closed_form.exact_value(row, k)
+    v, e = contiguous.log_hyp0f1_contiguous(row, k)
+    assert np.all(np.abs(v - ref) <= e + ref_err), (v - ref, e)
+    assert np.all(e <= 1e-10 * np.maximum(1.0, np.abs(ref)))
+
+
+@pytest.mark.parametrize("m,k", [(2, 4), (2, 8), (3, 6), (3, 12)])
+def test_k_at_least_m_plus_2_against_the_mpmath_series(m, k):
+    """k ≥ m + 2 (a second route beside the direct ray): the mpmath series at 30 digits (partitions with ≤ m parts:
+    its truncation far below the figure) at σ_max 3 and 12."""
+    for smax in (3.0, 12.0):
+        row = np.r_[smax * np.geomspace(1.0, 0.3, m), np.zeros(k - m)]
+        ref = float(mpmath.log(reference.hyp0f1_reference(row, k, dps=30)))
+        v, e = contiguous.log_hyp0f1_contiguous(row[None], k)
+        assert abs(v[0] - ref) <= e[0] + 1e-25, (smax, v[0] - ref, e[0])
+        assert e[0] <= 1e-10 * max(1.0, abs(ref))
+
+
+def test_k_above_m_plus_1_with_the_coefficients_of_m_plus_1_fails(monkeypatch):
+    """Planted: u = 2 (and the constant of k = m + 1) at k = m + 3, the operator of the wrong parameter, misses the
+    rank-one closed form."""
+    honest = contiguous.sekiguchi_coefficients
+    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), 2))
+    row = np.array([[5.0, 0.0, 0.0, 0.0]])
+    ref, ref_err = (x[0] for x in closed_form.exact_value(row, 4))
+    v, e = contiguous.log_hyp0f1_contiguous(row, 4)
+    assert abs(v[0] - ref) > e[0] + ref_err
+
+
+def test_rank_deficient_goal_row_against_the_holonomic_route():
+    """The goal table's rank-deficient row at k = 12, σ_max = 30 (m = 6): the direct ray and this route agree within
+    both figures, each at the goal."""
+    row = np.r_[30.0 * np.geomspace(1.0, 0.1, 6), np.zeros(6)]
+    ref, ref_err = symcheck.log_hyp0f1(row, 12, method="holonomic", return_error=True)
+    v, e = contiguous.log_hyp0f1_contiguous(row[None], 12)
+    assert abs(v[0] - ref) <= e[0] + ref_err
+    assert max(e[0], ref_err) <= 1e-10 * abs(ref)

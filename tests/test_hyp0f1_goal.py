@@ -121,16 +121,17 @@ def test_monte_carlo_with_a_heavy_tail_is_not_a_second_route(monkeypatch):
 
 
 def test_the_slow_mpmath_series_verifies_what_no_cheaper_route_reaches(monkeypatch):
-    """k = 8, two loose clusters at σ_max = 3 (0.5 % apart inside each): auto's series meets the goal with its
-    proven bound, but no registered method other than the series reaches it (the two exact clusters are now
-    verified by the confluent route), and the cheap mpmath series stops at MP_SERIES_MAX_PARTITIONS. The slow
-    mpmath series (20 digits, no float64 code) verifies it; planted without it, the row is only checked by
-    Monte Carlo, never verified."""
-    sig = hyp0f1_goal._shapes(8, 3.0)["loose clusters"]
-    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "loose clusters"})
+    """k = 5, two loose clusters at σ_max = 7 (0.5 % apart inside each; not a grid row): auto's series meets the
+    goal with its proven bound, but no registered method other than the series reaches it (the confluent route's
+    remainder for the cluster of two is 1e-8 there; k = 8, σ_max = 3, this test's row before 2026-11-29, is now
+    verified by it), and the cheap mpmath series stops at MP_SERIES_MAX_PARTITIONS (34 412 partitions needed). The
+    slow mpmath series (20 digits, no float64 code) verifies it; planted without it, the row is only checked by Monte
+    Carlo, never verified."""
+    sig = hyp0f1_goal._shapes(5, 7.0)["loose clusters"]
+    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 5, "shape": "loose clusters"})
     assert row["check"] == "mpmath series (20 digits)" and row["verdict"] == "verified"
     monkeypatch.setattr(hyp0f1_goal, "MP_SERIES_SLOW_PARTITIONS", hyp0f1_goal.MP_SERIES_MAX_PARTITIONS)
     monkeypatch.setattr(hyp0f1_goal, "_monte_carlo", lambda sig, k, seed: None)
     monkeypatch.setattr(hyp0f1_goal, "_registered_routes", lambda steps, method: iter(()))  # none reached it
-    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 8, "shape": "loose clusters"})
+    row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 5, "shape": "loose clusters"})
     assert row["verdict"] != "verified"

@@ -1,4 +1,5 @@
-"""F at k = m and m + 1 from the function at k + 2: the Sekiguchi–Debiard operator, F_k ∝ det(B + diag(σᵢ∂ᵢ)) g.
+"""F at k from the function at k + 2 (k = m and m + 1, and a second route at k ≥ m + 2): the Sekiguchi–Debiard
+operator, F_k ∝ det(B + diag(σᵢ∂ᵢ)) g.
 
 Write F_k(σ) = ₀F₁(k/2; diag(σ)²/4) (m non-zero σ) and g(σ) = F_{k+2}(σ, 0, 0) = ₀F₁(k/2 + 1; diag(σ)²/4),
 the same hypergeometric function with the parameter raised by one. Why: at k = m, Muirhead's system for F_k has a
@@ -33,6 +34,12 @@ grows its early errors against F and amplifies rounding much as at k = m (:func:
 k = 9, m = 8, σ = 10·0.9499^i, a probe figure ~2e-7), while (2) with u = 2 on g's ray at k + 2 agrees with the
 direct ray from ŝ = 24 (figure 5.4e-12) to 1.5e-11 (measured 2026-11-28).
 
+k ≥ m + 2. Nothing in (1)–(2) needs k ≤ m + 1 (u = k + 1 − m, constant k!/(k − m)!), and there the direct ray at k is
+stable: the route is then a second computation of the same value by other means (the system at parameter b + 1 and
+the operator (2) instead of the system at b), which the report's goal table uses to check the holonomic route's
+rank-deficient rows (m = k/2 at k = 12–20) that nothing else reaches. Auto tries it after the direct ray
+(:mod:`symcheck.hyp0f1.methods`).
+
 Terms and cancellation. At small σ the S = ∅ term (c_∅ = m!) carries F, at large σ the S = full term
 (∏σᵢ ∂_full g/k! ≈ G ≈ F); on spread spectra no term exceeds the sum (k = m = 10, σ_max = 10 and 30: the
 largest term is 0.19 and 0.01 of the sum). c_S has poles where xᵢ = xⱼ (i ∈ S, j ∉ S): near ties the terms cancel
@@ -49,7 +56,7 @@ imitated (:func:`holonomic._ray`, ``noise``), and (2) is evaluated on each; with
 A = Σ|terms|/|sum| (the amplification of (2)); the coarse run sees the ray's truncation through (2), the probes
 its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
 
-Regime: k = m or m + 1 (at most one σ zero), m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
+Regime: any k ≥ m, m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
 pairwise relative gaps ≥ GAP, Σσ ≤ holonomic.MAX_SIGMA_SUM, and the ray's step budget. No gradient (it needs
 ∂ᵢ∂_S g with i ∈ S, not in the state).
 """
@@ -118,7 +125,7 @@ def _relation(sig: np.ndarray, k: int, coef: np.ndarray, log_g: float, ratios: n
     total = float(np.sum(terms))
     if not total > 0.0:
         raise RuntimeError(f"the contiguous relation lost all accuracy (sum {total:.3g})")
-    return (log_g + math.log(total) - math.lgamma(k + 1) + math.lgamma(k - m + 1),
+    return (log_g + math.log(total) - math.log(math.perm(k, m)),  # k!/(k − m)! exactly, then one rounding
             float(np.sum(np.abs(terms))) / total)
 
 
@@ -129,8 +136,6 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
         sig = holonomic.nonzero_sorted(row)
         if sig.shape[0] == 0:
             out[r] = "the contiguous route needs a non-zero singular value"
-        elif k - sig.shape[0] > 1:
-            out[r] = "the contiguous route is for k = m or m + 1: at most one singular value zero"
         elif sig.shape[0] > MAX_M:
             out[r] = f"the contiguous route takes k ≤ {MAX_M} (g's ray at k + 2 is one Lawson ray)"
         elif sig.sum() > holonomic.MAX_SIGMA_SUM:
@@ -145,7 +150,7 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
 
 
 def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, float]:
-    """(log F_k, its figure) for the m = k or k − 1 non-zero, pairwise distinct σ of a row, sorted decreasingly."""
+    """(log F_k, its figure) for the m ≤ k non-zero, pairwise distinct σ of a row, sorted decreasingly."""
     m = sig.shape[0]
     u = float(np.finfo(float).eps)
     coef = _coefficients_cached(tuple(float(s) for s in sig), k + 1 - m)
@@ -173,12 +178,12 @@ def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, floa
 def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
                           work: float = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
                           ) -> tuple[np.ndarray, np.ndarray]:
-    """log ₀F₁(k/2; diag(σ)²/4) at k = m or m + 1 by eq. (2) of the module docstring, and its error figure (an estimate).
+    """log ₀F₁(k/2; diag(σ)²/4) by eq. (2) of the module docstring, and its error figure (an estimate).
 
     Parameters
     ----------
     flat : ndarray, shape (n, k)
-        Rows of k singular values, at most one of them zero, the others pairwise distinct (relative gap ≥ GAP).
+        Rows of k singular values, the non-zero ones pairwise distinct (relative gap ≥ GAP).
     k : int
         Dimension: m ≤ MAX_M non-zero σ.
     rtol : float

@@ -473,15 +473,15 @@ _CONTIGUOUS_WORK = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
 
 
 def _contiguous_rows(flat: np.ndarray, k: int) -> np.ndarray:
-    """Rows in the contiguous route's regime (k = m or m + 1, m ≤ contiguous.MAX_M, distinct σ: contiguous_reason)."""
+    """Rows in the contiguous route's regime (m ≤ contiguous.MAX_M non-zero σ, distinct: contiguous_reason)."""
     return contiguous.contiguous_reason(flat, k) == ""
 
 
 register(Method(
     name="contiguous",
-    summary="k = m, m + 1 from the function at k + 2: F_k ∝ det(B + diag(σᵢ∂ᵢ)) F_{k+2}(σ, 0, 0) (the "
-            "Sekiguchi–Debiard operator) on the state of one stable holonomic ray at k + 2 (distinct σ, m ≤ 10; no "
-            "gradient)",
+    summary="F_k from the function at k + 2: F_k ∝ det(B + diag(σᵢ∂ᵢ)) F_{k+2}(σ, 0, 0) (the Sekiguchi–Debiard "
+            "operator) on the state of one stable holonomic ray at k + 2 (distinct σ, m ≤ 10; no gradient); needed at "
+            "k = m, m + 1, a second route beside the direct ray at k ≥ m + 2",
     evaluate=lambda flat, k, rtol=1e-13, max_steps=None, work=_CONTIGUOUS_WORK: _holonomic_call(
         contiguous.log_hyp0f1_contiguous, flat, k, rtol, max_steps, work),
     rigorous=False,
@@ -491,7 +491,7 @@ register(Method(
     defaults={"rtol": 1e-13, "max_steps": None, "work": _CONTIGUOUS_WORK},
     check_options=_holonomic_options,
     auto=(AutoStep(50.8, _contiguous_rows, {"rtol": 1e-13, "work": _CONTIGUOUS_WORK}, row_by_row=True,
-                   scope=f"k = m or m + 1, m ≤ {contiguous.MAX_M}, non-zero σ {contiguous.GAP:g} apart (relative), "
+                   scope=f"m ≤ {contiguous.MAX_M} non-zero σ {contiguous.GAP:g} apart (relative), "
                          "g's ray at k + 2 one Lawson ray"),),
 ))
 
