@@ -170,11 +170,14 @@ def test_k_equal_m_plus_1_against_the_closed_forms(k):
         assert e[0] <= 1e-10 * max(1.0, abs(ref))
 
 
-def test_k_equal_m_plus_1_with_the_coefficients_of_k_equal_m_fails(monkeypatch):
-    """Planted: u = 1 (and 1/k!) at k = m + 1, the operator of the wrong parameter, misses the closed form."""
+@pytest.mark.parametrize("row, wrong_u", [([30.0, 12.0, 3.0, 0.0], 1), ([5.0, 0.0, 0.0, 0.0], 2)],
+                         ids=["k=m+1-with-u-of-k=m", "k=m+3-with-u-of-k=m+1"])
+def test_the_operator_of_a_wrong_parameter_fails(row, wrong_u, monkeypatch):
+    """Planted: the operator of a wrong parameter (at k = m + 1 the coefficients of k = m, u = 1; at k = m + 3 those of
+    k = m + 1, u = 2) misses the k = 4 closed form."""
     honest = contiguous.sekiguchi_coefficients
-    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), 1))
-    row = np.array([[30.0, 12.0, 3.0, 0.0]])
+    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), wrong_u))
+    row = np.array([row])
     ref, ref_err = (x[0] for x in closed_form.exact_value(row, 4))
     v, e = contiguous.log_hyp0f1_contiguous(row, 4)
     assert abs(v[0] - ref) > e[0] + ref_err
@@ -211,17 +214,6 @@ def test_k_at_least_m_plus_2_against_the_mpmath_series(m, k):
         v, e = contiguous.log_hyp0f1_contiguous(row[None], k)
         assert abs(v[0] - ref) <= e[0] + 1e-25, (smax, v[0] - ref, e[0])
         assert e[0] <= 1e-10 * max(1.0, abs(ref))
-
-
-def test_k_above_m_plus_1_with_the_coefficients_of_m_plus_1_fails(monkeypatch):
-    """Planted: u = 2 (and the constant of k = m + 1) at k = m + 3, the operator of the wrong parameter, misses the
-    rank-one closed form."""
-    honest = contiguous.sekiguchi_coefficients
-    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), 2))
-    row = np.array([[5.0, 0.0, 0.0, 0.0]])
-    ref, ref_err = (x[0] for x in closed_form.exact_value(row, 4))
-    v, e = contiguous.log_hyp0f1_contiguous(row, 4)
-    assert abs(v[0] - ref) > e[0] + ref_err
 
 
 def test_rank_deficient_goal_row_against_the_holonomic_route():
