@@ -1051,8 +1051,9 @@ def _gradient_degrees(flat, k, rtol, max_degree):
     deg = _checked_degrees(flat, k, rtol, max_degree)
     logval, _ = _evaluate(flat, k, deg, grad=False)
     s, v, c = _tail_proxies(flat, k)
-    cap = np.minimum(np.minimum(deg + GRADIENT_EXTRA_DEGREES, check_int(max_degree, "max_degree", minimum=0)),
-                     _feasible_degrees(_n_vars(flat)))
+    feasible = _feasible_degrees(_n_vars(flat))
+    limit = min(check_int(max_degree, "max_degree", minimum=0), int(feasible.max(initial=0)))  # a Python int
+    cap = np.minimum(np.minimum(deg + GRADIENT_EXTRA_DEGREES, feasible), limit)
     target = math.log(rtol)
     for _ in range(GRADIENT_EXTRA_DEGREES):
         short = (log_grad_tail_bound(s, deg, v, c, k) - logval > target) & (deg < cap) & (s > 0)
