@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from symcheck.hyp0f1.partitions import partitions
@@ -12,16 +10,17 @@ from symcheck.hyp0f1.partitions import partitions
 PARTITION_NUMBERS = [1, 1, 2, 3, 5, 7, 11, 15, 22, 30, 42, 56, 77]
 
 
+def _compositions(n: int):
+    """Every tuple of positive integers summing to n (2^(n−1) of them; () for n = 0)."""
+    if n == 0:
+        return [()]
+    return [(first,) + rest for first in range(1, n + 1) for rest in _compositions(n - first)]
+
+
 def _brute(n: int, maxparts: int | None, largest: int | None) -> list:
-    """Every non-increasing tuple of positive parts ≤ ``largest`` summing to n with ≤ ``maxparts`` parts, by filtering
-    all tuples of 1 … n parts (n ≤ 8)."""
-    out = set()
-    for length in range(0 if n == 0 else 1, n + 1):
-        if maxparts is not None and length > maxparts:
-            break
-        for t in itertools.product(range(1, n + 1), repeat=length):
-            if sum(t) == n and list(t) == sorted(t, reverse=True) and (largest is None or max(t, default=0) <= largest):
-                out.add(t)
+    """The non-increasing compositions of n with ≤ ``maxparts`` parts, each ≤ ``largest``, in decreasing order."""
+    out = [t for t in _compositions(n) if list(t) == sorted(t, reverse=True)
+           and (maxparts is None or len(t) <= maxparts) and (largest is None or max(t, default=0) <= largest)]
     return sorted(out, reverse=True)
 
 
