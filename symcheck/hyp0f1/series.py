@@ -770,8 +770,9 @@ def _series_kernel(x, deg, b, tab, e, deg_start, out):
 
 
 @njit(cache=True)
-def _grad_kernel(x, deg, b, tab, e, deg_start, out):
-    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the n_vars = x.shape[1] levels)."""
+def _grad_kernel(x, deg, b, tab, e, deg_start, out, logs):
+    """out[r, i] = ∂ log S / ∂xᵢ of the truncated series (reverse mode over the n_vars = x.shape[1] levels), and
+    logs[r] = log S, the value :func:`_series_kernel` returns (the same forward pass)."""
     nrows, k = x.shape
     npart = e.shape[0]
     dmax = e.shape[1] - 1
@@ -787,6 +788,7 @@ def _grad_kernel(x, deg, b, tab, e, deg_start, out):
         c = 0.0
         for i in range(k):
             c = max(c, x[r, i])
+        logs[r] = 0.0
         if m == 0:
             out[r, :] = 0.0
             continue
@@ -801,6 +803,7 @@ def _grad_kernel(x, deg, b, tab, e, deg_start, out):
         _degree_weights(c, b, m, w)
         vnew, vold = va, vb
         tot = _last_level(m, plev[k - 1], e, deg_start, ypow, w, vnew, dv)
+        logs[r] = np.log(tot)
         out[r, k - 1] = dv[0] / (tot * c)
         for n in range(k - 1, 0, -1):
             _powers(x[r, n - 1] / c, m, ypow)
@@ -885,7 +888,8 @@ def series_degree_needed(flat, k, rtol) -> np.ndarray:
 
 
 def _evaluate(flat, k, degrees, grad: bool):
-    """Truncated series (its log, or the gradient of its log w.r.t. σ) and K of the rounding bound, per row.
+    """Per row the log of the truncated series, the gradient of that log w.r.t. σ (None unless ``grad``; the
+    value then comes from the gradient's forward pass) and K of the rounding bound.
 
     Rows are grouped by their number m of σ > 0; a group runs the kernels on its non-zero σ alone,
     with tables in m variables and b = k/2 (module docstring). Zero σ get gradient component 0.
@@ -894,7 +898,8 @@ def _evaluate(flat, k, degrees, grad: bool):
     nonzero = flat > 0
     rank = np.count_nonzero(nonzero, axis=1)
     b = 0.5 * k
-    out = np.zeros(flat.shape) if grad else np.empty(flat.shape[0])
+    out = np.zeros(flat.shape) if grad else None
+    logval = np.empty(flat.shape[0])
     rounding_k = np.empty(flat.shape[0], dtype=np.int64)
     for m in np.unique(rank):
         rows = np.flatnonzero(rank == m)
@@ -905,18 +910,18 @@ def _evaluate(flat, k, degrees, grad: bool):
         rounding_k[rows] = tab.rounding_k
         x = np.ascontiguousarray(sub * sub * 0.25)
         args = (x, np.ascontiguousarray(deg[rows]), b, tab.kernel_tables, tab.e, tab.deg_start)
+        val = np.empty(rows.size)
         if grad:
             g = np.empty_like(x)
-            _grad_kernel(*args, g)
+            _grad_kernel(*args, g, val)
             block = np.zeros((rows.size, flat.shape[1]))
             if m:
                 block[mask] = (g * sub * 0.5).reshape(-1)  # chain rule dxᵢ/dσᵢ = σᵢ/2
             out[rows] = block
         else:
-            val = np.empty(rows.size)
             _series_kernel(*args, val)
-            out[rows] = val
-    return out, rounding_k
+        logval[rows] = val
+    return logval, out, rounding_k
 
 
 def _gamma(rounding_k):
@@ -994,7 +999,7 @@ def log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
     deg = _checked_degrees(flat, k, rtol, max_degree)
-    val, rounding_k = _evaluate(flat, k, deg, grad=False)
+    val, _, rounding_k = _evaluate(flat, k, deg, grad=False)
     err = _error_bound(flat, deg, val, rounding_k)
     return val.reshape(sig.shape[:-1]), err.reshape(sig.shape[:-1])
 
@@ -1016,7 +1021,7 @@ def log_hyp0f1_series_truncated(sig, k, degree):
         raise ValueError(f"degree={degree} exceeds the largest feasible degree {feasible[r]} for "
                          f"{n_vars[r]} non-zero sigma at k={k}")
     deg = np.full(flat.shape[0], degree, dtype=np.int64)
-    val, rounding_k = _evaluate(flat, k, deg, grad=False)
+    val, _, rounding_k = _evaluate(flat, k, deg, grad=False)
     err = _error_bound(flat, deg, val, rounding_k)
     return val.reshape(sig.shape[:-1]), err.reshape(sig.shape[:-1])
 
@@ -1033,8 +1038,7 @@ def grad_log_hyp0f1_series(sig, k, rtol=1e-14, max_degree=200):
     """
     sig, k = as_sigma(sig, k)
     flat = sig.reshape(-1, k)
-    deg, _ = _gradient_degrees(flat, k, rtol, max_degree)
-    out, _ = _evaluate(flat, k, deg, grad=True)
+    _, out, _ = _evaluate(flat, k, _gradient_degrees(flat, k, rtol, max_degree), grad=True)
     return out.reshape(sig.shape)
 
 
@@ -1043,13 +1047,13 @@ GRADIENT_EXTRA_DEGREES = 8
 
 
 def _gradient_degrees(flat, k, rtol, max_degree):
-    """(degrees, log F̂ at the value's degrees) for the gradient: the value's degrees (:func:`_checked_degrees`), raised
+    """The degrees for the gradient: the value's degrees (:func:`_checked_degrees`), raised
     (by at most GRADIENT_EXTRA_DEGREES, within ``max_degree`` and the feasible degree) until the gradient's tail bound
     over F̂ is at most ``rtol``. The value's rule bounds the tail relative to F, but ∂ᵢ log F ≈ σᵢ/k is small at small
     σ, where its absolute tail is the value's relative one times ~k/σ (k = 1, σ = 3e-4, rtol 1e-15: 4.5e-12 at the
     value's degree). F̂ grows with the degree, so the F̂ of the value's degrees keeps the rule conservative."""
     deg = _checked_degrees(flat, k, rtol, max_degree)
-    logval, _ = _evaluate(flat, k, deg, grad=False)
+    logval, _, _ = _evaluate(flat, k, deg, grad=False)
     s, v, c = _tail_proxies(flat, k)
     feasible = _feasible_degrees(_n_vars(flat))
     limit = min(check_int(max_degree, "max_degree", minimum=0), int(feasible.max(initial=0)))  # a Python int
@@ -1060,7 +1064,7 @@ def _gradient_degrees(flat, k, rtol, max_degree):
         if not short.any():
             break
         deg = np.where(short, deg + 1, deg)
-    return deg, logval
+    return deg
 
 
 def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
@@ -1078,9 +1082,8 @@ def grad_log_hyp0f1_series_with_error(flat, k, rtol=1e-14, max_degree=200):
     """
     sig, k = as_sigma(flat, k)
     flat = sig.reshape(-1, k)
-    deg, _ = _gradient_degrees(flat, k, rtol, max_degree)
-    grad, rounding_k = _evaluate(flat, k, deg, grad=True)
-    logval, _ = _evaluate(flat, k, deg, grad=False)
+    deg = _gradient_degrees(flat, k, rtol, max_degree)
+    logval, grad, rounding_k = _evaluate(flat, k, deg, grad=True)
     gamma = _gamma(rounding_k)[:, None]
     s, v, c = _tail_proxies(flat, k)
     tail = np.exp(log_tail_bound(s, deg, v, c) - logval)
