@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from symcheck.hyp0f1 import budget, closed_form, methods
+from symcheck.hyp0f1 import api, budget, closed_form, methods
 from symcheck.hyp0f1.api import grad_log_hyp0f1, log_hyp0f1, log_hyp0f1_and_grad, method_names
 from symcheck.report.sections import hyp0f1_accuracy
 
@@ -161,3 +161,16 @@ def test_value_and_gradient_in_one_call_refuses_bad_input():
         log_hyp0f1_and_grad([1.0, 0.5], 2, "laplace", order=1)
     with pytest.raises(ValueError, match="sigma"):  # outside the method's domain
         log_hyp0f1_and_grad([0.0, 0.0, 1.0], 3, "asymptotic")
+
+
+def test_value_and_gradient_in_one_call_run_autos_routes_once(monkeypatch):
+    """auto's one call runs its routes once for both (the gradient reads the value's choice), where the two calls
+    run them twice; the numbers are the two calls' (test above)."""
+    calls = []
+    real = api._auto
+    monkeypatch.setattr(api, "_auto", lambda flat, k: calls.append(1) or real(flat, k))
+    sig = np.array([[3.0, 1.0, 0.5], [30.0, 20.0, 0.0]])
+    log_hyp0f1_and_grad(sig, 3)
+    assert len(calls) == 1
+    log_hyp0f1(sig, 3), grad_log_hyp0f1(sig, 3)
+    assert len(calls) == 3

@@ -494,7 +494,8 @@ def log_hyp0f1_and_grad(sigma, k, method: str = "auto", **options) -> tuple[np.n
     flat = sig.reshape(-1, k)
     m, opts = _prepare(method, options, flat, k, gradient=True)
     if m is None:  # "auto" warns at stacklevel 3: called from here
-        value, grad = _auto(flat, k)[0], _auto_grad(flat, k)[0]
+        routes = _auto(flat, k)
+        value, grad = routes[0], _auto_grad(flat, k, routes)[0]
     elif m.value_and_gradient_only is not None:
         value, grad = m.value_and_gradient_only(flat, k, **opts)
         grad = _within_unit_interval(grad, np.full(flat.shape[0], np.inf))[0]
@@ -515,11 +516,15 @@ def _within_unit_interval(grad, error):
     return grad, np.minimum(np.asarray(error, float), bound)
 
 
-def _auto_grad(flat: np.ndarray, k: int):
-    """Per row, the gradient (and its error figure) of the route "auto" takes for the value."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Hyp0f1AccuracyWarning)  # the gradient warns for itself below
-        _, _, names, chosen, used, added = _auto(flat, k)
+def _auto_grad(flat: np.ndarray, k: int, routes: tuple | None = None):
+    """Per row, the gradient (and its error figure) of the route "auto" takes for the value; ``routes``: what
+    :func:`_auto` returned on these rows, if the caller has it (else it runs here)."""
+    if routes is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Hyp0f1AccuracyWarning)  # the gradient warns for itself below
+            routes = _auto(flat, k)
+    _, _, names, chosen, used, added = routes
+    names, chosen = names.copy(), chosen.copy()
     steps = methods.auto_steps()
     grad = np.empty_like(flat)
     error = np.full(flat.shape[0], np.inf)
