@@ -84,7 +84,7 @@ def test_a_planted_coefficient_error_fails_the_closed_forms(monkeypatch):
         c = honest(np.array(key), u).copy()
         single = [1 << i for i in range(len(key))]
         c[single] *= 1.001
-        return c
+        return c, np.zeros_like(c)
 
     monkeypatch.setattr(contiguous, "_coefficients_cached", planted)
     sig = np.array([[30.0, 12.0, 3.0, 1.0]])
@@ -93,10 +93,12 @@ def test_a_planted_coefficient_error_fails_the_closed_forms(monkeypatch):
     assert abs(v[0] - ref) > e[0] + ref_err
 
 
-@pytest.mark.parametrize("rtol", [1e-9, 1e-7, 1e-5])
+@pytest.mark.parametrize("rtol", [1e-9, 3e-10, 1e-10])
 def test_the_figure_holds_at_loose_tolerances_and_a_coarse_run_that_is_not_coarser_breaks_it(rtol, monkeypatch):
-    """At loose rtol the truncation dominates and the coarse run must see it: honest, the figure covers the
-    closed form's distance; planted (the coarse run at the fine tolerance), the figure falls below it."""
+    """Where the truncation dominates and the tight estimate applies (rtol ≤ holonomic.TIGHT_RTOL) the coarse run must
+    see it: honest, the figure covers the closed form's distance; planted (the coarse run at the fine tolerance), the
+    figure falls below it. (At looser rtol the figure is holonomic's general estimate, which does not rest on the
+    coarse run: test_a_short_ray_at_loose_rtol_takes_the_general_estimate.)"""
     sig = np.array([[30.0, 12.0, 3.0, 1.0]])
     ref, ref_err = (x[0] for x in closed_form.exact_value(sig, 4))
     v, e = contiguous.log_hyp0f1_contiguous(sig, 4, rtol=rtol)
@@ -176,7 +178,8 @@ def test_the_operator_of_a_wrong_parameter_fails(row, wrong_u, monkeypatch):
     """Planted: the operator of a wrong parameter (at k = m + 1 the coefficients of k = m, u = 1; at k = m + 3 those of
     k = m + 1, u = 2) misses the k = 4 closed form."""
     honest = contiguous.sekiguchi_coefficients
-    monkeypatch.setattr(contiguous, "_coefficients_cached", lambda key, u: honest(np.array(key), wrong_u))
+    monkeypatch.setattr(contiguous, "_coefficients_cached",
+                        lambda key, u: (honest(np.array(key), wrong_u), np.zeros(1 << len(key))))
     row = np.array([row])
     ref, ref_err = (x[0] for x in closed_form.exact_value(row, 4))
     v, e = contiguous.log_hyp0f1_contiguous(row, 4)
@@ -224,3 +227,57 @@ def test_rank_deficient_goal_row_against_the_holonomic_route():
     v, e = contiguous.log_hyp0f1_contiguous(row[None], 12)
     assert abs(v[0] - ref) <= e[0] + ref_err
     assert max(e[0], ref_err) <= 1e-10 * abs(ref)
+
+
+# σ spanning eight orders (found by a randomized search against the mpmath series, 2026-11-29): the weighted matrix
+# B had entries ~1e60 there and its 40-digit determinant det B = 6! came out 0, so the value was 1.1 nats off with a
+# figure of 4e-14.
+TINY_BESIDE_LARGE = [(np.array([5.499369331834297, 1.5574409379842593e-05, 7.065226907825669e-07,
+                                3.865261832584682e-07, 1.6469649205105313e-07, 3.901100730677122e-08]), 6),
+                     (np.array([0.8317256838815371, 0.7277787270088116, 2.0028680060695205e-05, 1.892151044031696e-05,
+                                1.386301401857735e-05, 7.335415095468314e-08, 1.9028263937267137e-08]), 7)]
+
+
+def _weighted_coefficients(sig, u=1, dps=contiguous.DPS):
+    """The minors of B itself, Bᵢⱼ = xᵢ(wⱼ/wᵢ)/(xᵢ − xⱼ) with the barycentric weights w (eq. (2) as printed)."""
+    m = sig.shape[0]
+    with mpmath.workdps(dps):
+        x = [mpmath.mpf(float(s)) ** 2 / 4 for s in sig]
+        w = [1 / mpmath.fprod([x[i] - x[j] for j in range(m) if j != i]) for i in range(m)]
+        B = [[x[i] * (w[j] / w[i]) / (x[i] - x[j]) if i != j else
+              u + x[i] * mpmath.fsum(1 / (x[i] - x[j]) for j in range(m) if j != i) for j in range(m)] for i in range(m)]
+        return np.array([float(mpmath.det(mpmath.matrix([[B[i][j] for j in range(m) if not (S >> j) & 1]
+                                                         for i in range(m) if not (S >> i) & 1])))
+                         if S != (1 << m) - 1 else 1.0 for S in range(1 << m)])
+
+
+@pytest.mark.parametrize("plant", ["honest", "weighted-both-precisions", "weighted-one-precision"])
+def test_tiny_sigma_beside_large_against_the_mpmath_series(plant, monkeypatch):
+    """Honest: within the figure of the mpmath series' distance. The weighted matrix at both precisions: the two
+    differ, the digits double and the value still holds. Planted, the weighted matrix at one precision with no
+    figure for the coefficients (the route before the fix): the figure falls below the true error."""
+    contiguous._coefficients_cached.cache_clear()  # the honest minors of these rows may be cached from before
+    if plant == "weighted-both-precisions":
+        monkeypatch.setattr(contiguous, "sekiguchi_coefficients", _weighted_coefficients)
+    elif plant == "weighted-one-precision":
+        monkeypatch.setattr(contiguous, "_coefficients_cached",
+                            lambda key, u: (_weighted_coefficients(np.array(key), u), np.zeros(1 << len(key))))
+    held = []
+    for sig, k in TINY_BESIDE_LARGE:
+        ref = float(mpmath.log(reference.hyp0f1_reference(sig, k, dps=30)))
+        v, e = contiguous.log_hyp0f1_contiguous(sig[None], k)
+        held.append(abs(v[0] - ref) <= e[0])
+    assert all(held) == (plant != "weighted-one-precision"), held
+
+
+@pytest.mark.parametrize("plant", [False, True], ids=["honest", "planted-tight-estimate"])
+def test_a_short_ray_at_loose_rtol_takes_the_general_estimate(plant, monkeypatch):
+    """k = 3, σ = (6.23, 3.39, 0), rtol 1e-6: g's ray is a few steps set by the step growth limit, the fine and coarse
+    runs agree to the last bit, and the value is 2.9e-9 off the k = 3 closed form. Honest, holonomic's general estimate
+    (the ray's own error estimate) covers it; planted, the tight estimate (fine − coarse) does not."""
+    if plant:
+        monkeypatch.setattr(holonomic, "_tight_regime", lambda *args: True)
+    row = np.array([[6.234724120632815, 3.3867020420565264, 0.0]])
+    ref, ref_err = (x[0] for x in closed_form.exact_value(row, 3))
+    v, e = contiguous.log_hyp0f1_contiguous(row, 3, rtol=1e-6)
+    assert (abs(v[0] - ref) <= e[0] + ref_err) != plant

@@ -50,10 +50,13 @@ cond B = 2e14).
 Error figure (an estimate): g's ray is run at ``rtol``, at COARSE·rtol and PROBES times with its rounding
 imitated (:func:`holonomic._ray`, ``noise``), and (2) is evaluated on each; with V, V_c, V_p the resulting log F_k,
 
-    SAFETY·(|V − V_c|/(COARSE − 1) + steps·u·(1 + |V|)) + SAFETY_NOISE·(u/NOISE)·max|V − V_p|
-      + (INIT_TOL + 2^m·u)·A + ROUNDING·(1 + |V|),
+    SAFETY·R + SAFETY_NOISE·(u/NOISE)·max|V − V_p| + (INIT_TOL + 2^m·u)·A + Σ_S |δc_S σ^S ∂_S g|/|sum| + ROUNDING·(1 + |V|),
 
-A = Σ|terms|/|sum| (the amplification of (2)); the coarse run sees the ray's truncation through (2), the probes
+A = Σ|terms|/|sum| (the amplification of (2)), δc_S the coefficients' figure (:func:`_coefficients_cached`: two
+precisions). R = |V − V_c|/(COARSE − 1) + steps·u·(1 + |V|) where holonomic's tight estimate holds for g's ray
+(:func:`holonomic._tight_regime` at k + 2: the coarse run sees the ray's truncation through (2)); elsewhere
+holonomic's general one, R = e·(1 + A) + |V − V_c| with e the ray's own estimate (at loose rtol a short ray's
+steps are set by the step growth limit, and both runs can agree to the last bit while 2.9e-9 off). The probes see
 its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
 
 Regime: any k ≥ m, m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
@@ -73,6 +76,7 @@ from symcheck.hyp0f1 import holonomic
 
 __all__ = ["COARSE", "GAP", "MAX_M", "SAFETY", "contiguous_reason", "log_hyp0f1_contiguous", "sekiguchi_coefficients"]
 
+EPS = float(np.finfo(float).eps)
 #: Largest m = k: g's ray at k + 2 is one Lawson ray up to holonomic.LAWSON_MAX_M (the HO scheme at m = 12 ran
 #: > 15 min on k = 12 spread σ_max = 10).
 MAX_M = holonomic.LAWSON_MAX_M
@@ -83,12 +87,23 @@ COARSE = 16.0
 SAFETY = 10.0
 #: Digits of the principal minors c_S.
 DPS = 40
+#: Digits added for the coefficients' second evaluation, the largest difference of the two (relative to the largest
+#: |c_S|) accepted before both precisions double, and the most digits tried (:func:`_coefficients_cached`).
+EXTRA_DPS = 20
+COEF_RTOL = 1e-20
+MAX_DPS = 320
 #: Largest amplification A of the sum (2) the route accepts.
 MAX_AMPLIFICATION = 1e4
 
 
-def sekiguchi_coefficients(sig: np.ndarray, u: int = 1) -> np.ndarray:
-    """c_S = det B[Sᶜ, Sᶜ] for every subset S (bit i of S for sig[i]) of eq. (2), as floats.
+def sekiguchi_coefficients(sig: np.ndarray, u: int = 1, dps: int = DPS) -> np.ndarray:
+    """c_S = det B[Sᶜ, Sᶜ] for every subset S (bit i of S for sig[i]) of eq. (2), as floats, computed at ``dps``
+    digits.
+
+    Principal minors do not change under a diagonal similarity, so they are taken of
+    diag(w) B diag(w)⁻¹: off the diagonal xᵢ/(xᵢ − xⱼ), without the barycentric weights, whose ratios span
+    hundreds of orders where σ spans a few (σ = (5.5, 1.6e-5, 7e-7, 4e-7, 1.6e-7, 3.9e-8): entries ~1e60 and
+    det B = 6! came out 0 at 40 digits).
 
     Parameters
     ----------
@@ -96,12 +111,13 @@ def sekiguchi_coefficients(sig: np.ndarray, u: int = 1) -> np.ndarray:
         Pairwise distinct positive σ.
     u : int
         k + 1 − m (1 at k = m, 2 at k = m + 1).
+    dps : int
+        Working digits.
     """
     m = sig.shape[0]
-    with mpmath.workdps(DPS):
+    with mpmath.workdps(dps):
         x = [mpmath.mpf(float(s)) ** 2 / 4 for s in sig]
-        w = [1 / mpmath.fprod([x[i] - x[j] for j in range(m) if j != i]) for i in range(m)]
-        B = [[(x[i] * (w[j] / w[i]) / (x[i] - x[j]) if i != j else
+        B = [[(x[i] / (x[i] - x[j]) if i != j else
                u + x[i] * mpmath.fsum(1 / (x[i] - x[j]) for j in range(m) if j != i)) for j in range(m)]
              for i in range(m)]
         out = np.empty(1 << m)
@@ -112,21 +128,35 @@ def sekiguchi_coefficients(sig: np.ndarray, u: int = 1) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _coefficients_cached(key: tuple, u: int) -> np.ndarray:
-    return sekiguchi_coefficients(np.array(key), u)
+def _coefficients_cached(key: tuple, u: int) -> tuple[np.ndarray, np.ndarray]:
+    """(c_S, a figure for each): the minors at DPS and DPS + EXTRA_DPS digits; their difference (an estimate of the
+    first's error, far above the second's) is the figure, plus the float64 rounding of c_S. Where the two differ by
+    more than COEF_RTOL of the largest |c_S|, both precisions are doubled, up to MAX_DPS."""
+    sig = np.array(key)
+    dps = DPS
+    lo = sekiguchi_coefficients(sig, u, dps)
+    while True:
+        hi = sekiguchi_coefficients(sig, u, dps + EXTRA_DPS)
+        diff = np.abs(hi - lo)
+        if np.max(diff) <= COEF_RTOL * np.max(np.abs(hi)) or 2 * dps > MAX_DPS:
+            return hi, diff + EPS * np.abs(hi)
+        dps *= 2
+        lo = sekiguchi_coefficients(sig, u, dps)
 
 
-def _relation(sig: np.ndarray, k: int, coef: np.ndarray, log_g: float, ratios: np.ndarray) -> tuple[float, float]:
-    """(log F_k, amplification A) from g's state by eq. (2)."""
+def _relation(sig: np.ndarray, k: int, coef: tuple, log_g: float, ratios: np.ndarray) -> tuple[float, float, float]:
+    """(log F_k, amplification A, the coefficients' share of the figure) from g's state by eq. (2); ``coef`` as
+    :func:`_coefficients_cached` returns it."""
     m = sig.shape[0]
+    c, c_err = coef
     bits = (np.arange(1 << m)[:, None] >> np.arange(m)) & 1
     powers = np.prod(np.where(bits == 1, sig[None, :], 1.0), axis=1)
-    terms = coef * powers * ratios
+    terms = c * powers * ratios
     total = float(np.sum(terms))
     if not total > 0.0:
         raise RuntimeError(f"the contiguous relation lost all accuracy (sum {total:.3g})")
     return (log_g + math.log(total) - math.log(math.perm(k, m)),  # k!/(k − m)! exactly, then one rounding
-            float(np.sum(np.abs(terms))) / total)
+            float(np.sum(np.abs(terms))) / total, float(np.sum(c_err * powers * np.abs(ratios))) / total)
 
 
 def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
@@ -152,27 +182,31 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
 def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, float]:
     """(log F_k, its figure) for the m ≤ k non-zero, pairwise distinct σ of a row, sorted decreasingly."""
     m = sig.shape[0]
-    u = float(np.finfo(float).eps)
     coef = _coefficients_cached(tuple(float(s) for s in sig), k + 1 - m)
     start = holonomic._ray_start(sig, k + 2)
     runs = []
     for tol, noise, salt in ([(rtol, 0.0, 0), (COARSE * rtol, 0.0, 0)]
                              + [(rtol, holonomic.NOISE, p) for p in range(holonomic.PROBES)]):
-        lg, _, used, ratios, _ = holonomic._ray(sig, k + 2, tol, budget - sum(r[2] for r in runs), noise, salt,
-                                                start, full_state=True)
-        v, amp = _relation(sig, k, coef, lg, ratios)
-        runs.append((v, amp, used))
+        lg, ray_err, used, ratios, _ = holonomic._ray(sig, k + 2, tol, budget - sum(r[2] for r in runs), noise,
+                                                      salt, start, full_state=True)
+        runs.append((*_relation(sig, k, coef, lg, ratios), used, ray_err))
         if used == 0:  # the start series reached s = 1: no ray
-            return v, (holonomic.INIT_TOL + (1 << m) * u) * amp + ROUNDING * (1.0 + abs(v))
-    v, amp, used = runs[0]
+            break
+    v, amp, coef_share, used, ray_err = runs[0]
     if amp > MAX_AMPLIFICATION:
         return v, np.inf
-    steps = sum(r[2] for r in runs)
+    fixed = (holonomic.INIT_TOL + (1 << m) * EPS) * amp + coef_share + ROUNDING * (1.0 + abs(v))
+    if used == 0:
+        return v, fixed
     response = max(abs(v - r[0]) for r in runs[2:])
-    noise = (holonomic.SAFETY_NOISE * (u / holonomic.NOISE) * response if response <= holonomic.PROBE_LINEAR
+    noise = (holonomic.SAFETY_NOISE * (EPS / holonomic.NOISE) * response if response <= holonomic.PROBE_LINEAR
              else np.inf)
-    raw = abs(v - runs[1][0]) / (COARSE - 1.0) + used * u * (1.0 + abs(v))
-    return v, (SAFETY * raw + noise + (holonomic.INIT_TOL + (1 << m) * u) * amp + ROUNDING * (1.0 + abs(v)))
+    if holonomic._tight_regime(sig, k + 2, rtol, used):
+        raw = abs(v - runs[1][0]) / (COARSE - 1.0) + used * EPS * (1.0 + abs(v))
+    else:  # holonomic's general estimate: the fine and coarse runs need not differ (a few steps set by the step
+        # growth limit, not rtol: k = 3, σ = (6.2, 3.4, 0), rtol 1e-6, both runs alike, 2.9e-9 off)
+        raw = ray_err * (1.0 + amp) + abs(v - runs[1][0])
+    return v, SAFETY * raw + noise + fixed
 
 
 def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
