@@ -118,6 +118,7 @@ def test_the_figure_holds_at_loose_tolerances_and_a_coarse_run_that_is_not_coars
     ([3.0, 2.9, 1.0], 3, "apart"),                 # closer than GAP
     ([0.0, 0.0], 2, "non-zero"),
     (list(np.geomspace(10, 1, 11)), 11, "k ≤ 10"),
+    ([250.0, 1.2e-6, 1.9e-7, 0.0, 0.0], 5, "smallest"),  # g's ray stalls (MIN_RATIO)
 ])
 def test_rows_outside_the_regime_raise_naming_sigma(sig, k, what):
     with pytest.raises(ValueError, match=f"sigma.*{what}"):
@@ -229,13 +230,11 @@ def test_rank_deficient_goal_row_against_the_holonomic_route():
     assert max(e[0], ref_err) <= 1e-10 * abs(ref)
 
 
-# σ spanning eight orders (found by a randomized search against the mpmath series, 2026-11-29): the weighted matrix
-# B had entries ~1e60 there and its 40-digit determinant det B = 6! came out 0, so the value was 1.1 nats off with a
-# figure of 4e-14.
-TINY_BESIDE_LARGE = [(np.array([5.499369331834297, 1.5574409379842593e-05, 7.065226907825669e-07,
-                                3.865261832584682e-07, 1.6469649205105313e-07, 3.901100730677122e-08]), 6),
-                     (np.array([0.8317256838815371, 0.7277787270088116, 2.0028680060695205e-05, 1.892151044031696e-05,
-                                1.386301401857735e-05, 7.335415095468314e-08, 1.9028263937267137e-08]), 7)]
+# σ spanning six orders: the weighted matrix B has entries ~1e40 and more there, and its 40-digit determinant
+# det B = m! comes out 0 (a randomized search against the mpmath series found k = 6, σ = (5.5, 1.6e-5, …, 3.9e-8),
+# 1.1 nats off with a figure of 4e-14, 2026-11-29; these two are inside the route's regime, σ_min ≥ MIN_RATIO·σ_max).
+TINY_BESIDE_LARGE = [(np.array([5.5, 1e-3, 4e-4, 1.5e-4, 6e-5, 2.4e-5, 1e-5]), 7),
+                     (np.array([5.5, 2e-4, 8e-5, 3e-5, 1.2e-5, 6e-6]), 6)]
 
 
 def _weighted_coefficients(sig, u=1, dps=contiguous.DPS):

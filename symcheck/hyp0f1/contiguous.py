@@ -60,7 +60,7 @@ steps are set by the step growth limit, and both runs can agree to the last bit 
 its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
 
 Regime: any k ≥ m, m ≤ MAX_M (g's ray is one Lawson ray: :func:`holonomic._lawson_suits` at k + 2),
-pairwise relative gaps ≥ GAP, Σσ ≤ holonomic.MAX_SIGMA_SUM, and the ray's step budget. No gradient (it needs
+pairwise relative gaps ≥ GAP, the smallest non-zero σ ≥ MIN_RATIO·σ_max, Σσ ≤ holonomic.MAX_SIGMA_SUM, and the ray's step budget. No gradient (it needs
 ∂ᵢ∂_S g with i ∈ S, not in the state).
 """
 from __future__ import annotations
@@ -82,6 +82,10 @@ EPS = float(np.finfo(float).eps)
 MAX_M = holonomic.LAWSON_MAX_M
 #: Least relative gap (σᵢ − σᵢ₊₁)/σᵢ: the coefficients' poles at ties (module docstring).
 GAP = 0.05
+#: Least ratio of the smallest non-zero σ to the largest: below, g's ray stalls (its couplings' differences σᵢ² − σⱼ²
+#: round away against σ_max²): at k + 2 = 11, σ = (100, 1e-6, 2e-7) and (250, 1.2e-6, 1.9e-7) ran out of 100 000 steps
+#: where (30, 1e-6, 2e-7) and (250, 1e-2, 2e-3) took 250 and 1758 (measured 2026-11-29).
+MIN_RATIO = 1e-6
 #: Coarse run at COARSE × rtol; safety factor of the figure (module docstring).
 COARSE = 16.0
 SAFETY = 10.0
@@ -171,6 +175,9 @@ def contiguous_reason(flat: np.ndarray, k: int) -> np.ndarray:
         elif sig.sum() > holonomic.MAX_SIGMA_SUM:
             out[r] = (f"the contiguous route takes rows with a sum of singular values up to "
                       f"{holonomic.MAX_SIGMA_SUM:g}; this row sums to {sig.sum():.3g}")
+        elif sig[-1] < MIN_RATIO * sig[0]:
+            out[r] = (f"the contiguous route needs its smallest non-zero singular value at least {MIN_RATIO:g} times "
+                      f"the largest (g's ray stalls below: its couplings lose σᵢ² − σⱼ² to rounding)")
         elif np.any(sig[1:] > (1.0 - GAP) * sig[:-1]):
             out[r] = (f"the contiguous route needs singular values at least {GAP:g} apart (relative): its "
                       f"coefficients have poles at ties")
