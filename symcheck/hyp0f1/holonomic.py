@@ -239,7 +239,10 @@ PROBES = 2
 #: shared by every run of a ray, so neither the coarse run nor the coupling noise sees its rounding. Measured
 #: against the same series in mpmath (30 digits, :func:`_initial_state` run on mpf objects): m = 8, ŝ = 8,
 #: degree 28 (8.7e5 strip pairs): the largest relative error of a component 28.5 u, median 8 u; from the mpmath
-#: start the ray at k = 9, σ = 10·0.9499^i moved by 1.7e-10 (measured 2026-11-28).
+#: start the ray at k = 9, σ = 10·0.9499^i moved by 1.7e-10 (measured 2026-11-28). m = 9, ŝ = 8, degree 28 (9.8e5
+#: strip pairs): largest 31.9 u, median 10.5 u (k = m = 9, σ = 10·0.95^i: the ray from the mpmath start moved by 9.7e-7,
+#: where the method's figure is inf and the contiguous route answers; measured 2026-11-29). The probe moves every
+#: component by the full START_ROUNDING·NOISE, so it imitates the median component at ~3 times its size.
 START_ROUNDING = 32.0
 #: Largest raw response |v − v_p| of the rounding probe that is read as linear in NOISE. log F moves by A·δ + O((A·δ)²)
 #: for a disturbance δ amplified A times, so at a response of 0.1 the quadratic part is ~10 % of it; beyond, the
