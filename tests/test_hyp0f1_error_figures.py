@@ -505,10 +505,13 @@ def test_planted_holonomic_tight_figure_without_safety_factor_fails(monkeypatch)
 
 
 def test_planted_holonomic_coarse_run_at_the_fine_tolerance_fails(monkeypatch):
-    """The check run at rtol instead of COARSE·rtol (v − v_c = 0, only the step-doubling floor left):
+    """The check run at rtol instead of COARSE·rtol takes the fine run's steps, which holonomic.tolerance_limited sees
+    (the general estimate then holds); with that check disabled too (v − v_c = 0, only the step-doubling floor left)
     the figure drops below the true error."""
     ray = holonomic._ray
     monkeypatch.setattr(holonomic, "_checked_ray", _checked_ray_with_fine_check(holonomic._checked_ray, ray))
+    assert not _tight_violations()
+    monkeypatch.setattr(holonomic, "tolerance_limited", lambda steps, coarse_steps: True)
     assert _tight_violations()
 
 

@@ -85,7 +85,8 @@ relative (the rounding probe of :mod:`holonomic`, at the start only: :func:`_run
 early errors that excite the k = m solution scale with it, so v − v_c sees them; errors of the start itself are
 the same in both runs, and the probe sees them. (The draft also ran from a second start at k = m; without it the
 worst true / figure on equal spectra k = m = 2…8, σ = 1…300 was 0.08.) The gradient's figure is the same with
-the gradients' largest differences. That form holds where rtol ≤ holonomic.TIGHT_RTOL; at looser rtol a short
+the gradients' largest differences. That form holds where rtol ≤ holonomic.TIGHT_RTOL and the coarse run took
+fewer steps (:func:`holonomic.tolerance_limited`); elsewhere a short
 ray takes one to a few steps set by DOP853's step-size limits rather than by the tolerance, the two runs can agree
 to the last bit, and the finer can be the worse (k = 4, σ ≈ 3.28 · 1₄ nearly equal, rtol 5e-3: both runs alike,
 1.6e-9 off with a figure 1e-13; k = 4, rtol 5e-3: the coarse run 4e-7 closer; found by a randomized search against
@@ -963,13 +964,13 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
         x0 = count_state(vals, sizes, k, s0, s_hat)
         v, gcl, alpha, half, mom, steps = _run(ray, s0, x0, rtol)
         grad = entry_grad(gcl, alpha, half)
-        vc, gcl_c, alpha_c, half_c, mom_c, _ = _run(ray, s0, x0, rtol, coarse=COARSE)
+        vc, gcl_c, alpha_c, half_c, mom_c, coarse_steps = _run(ray, s0, x0, rtol, coarse=COARSE)
         runs = [mom, mom_c]
         gdiff = float(np.max(np.abs(grad - entry_grad(gcl_c, alpha_c, half_c))))
-        if rtol <= holonomic.TIGHT_RTOL:
+        if rtol <= holonomic.TIGHT_RTOL and holonomic.tolerance_limited(steps, coarse_steps):
             raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
             graw = gdiff / (COARSE - 1.0) + steps * u * (1.0 + float(np.max(np.abs(grad))))
-        else:  # loose: a few steps set by DOP853's step-size limits, not rtol (module docstring)
+        else:  # loose rtol, or a coarse run no coarser: steps set by DOP853's step-size limits (module docstring)
             stol = max(ODE_TOL_FACTOR * rtol, ODE_TOL_FLOOR)
             raw = abs(v - vc) + steps * stol
             graw = gdiff + steps * stol * (1.0 + float(np.max(np.abs(grad))))

@@ -56,7 +56,8 @@ imitated (:func:`holonomic._ray`, ``noise``), and (2) is evaluated on each; with
 
 A = Σ|terms|/|sum| (the amplification of (2)), δc_S the coefficients' figure (:func:`_coefficients_cached`: two
 precisions). R = |V − V_c|/(COARSE − 1) + steps·u·(1 + |V|) where holonomic's tight estimate holds for g's ray
-(:func:`holonomic._tight_regime` at k + 2: the coarse run sees the ray's truncation through (2)); elsewhere
+(:func:`holonomic._tight_regime` at k + 2, its coarse run coarser: the coarse run sees the ray's truncation through
+(2)); elsewhere
 holonomic's general one, R = e·(1 + A) + |V − V_c| with e the ray's own estimate (at loose rtol a short ray's
 steps are set by the step growth limit, and both runs can agree to the last bit while 2.9e-9 off). The probes see
 its rounding. Measured on references this module does not use (tests/test_hyp0f1_contiguous.py).
@@ -231,10 +232,10 @@ def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, floa
     response = max(abs(v - r[0]) for r in runs[2:])
     noise = (holonomic.SAFETY_NOISE * (EPS / holonomic.NOISE) * response if response <= holonomic.PROBE_LINEAR
              else np.inf)
-    if holonomic._tight_regime(sig, k + 2, rtol, used):
+    if holonomic._tight_regime(sig, k + 2, rtol, used, runs[1][3]):
         raw = abs(v - runs[1][0]) / (COARSE - 1.0) + used * EPS * (1.0 + abs(v))
     else:  # holonomic's general estimate: the fine and coarse runs need not differ (a few steps set by the step
-        # growth limit, not rtol: k = 3, σ = (6.2, 3.4, 0), rtol 1e-6, both runs alike, 2.9e-9 off)
+        # size limits, not rtol: k = 3, σ = (6.2, 3.4, 0), rtol 1e-6, both runs alike, 2.9e-9 off; holonomic.TOLERANCE_LIMITED)
         raw = ray_err * (1.0 + amp) + abs(v - runs[1][0])
     return v, SAFETY * raw + noise + fixed
 

@@ -282,6 +282,18 @@ SAFETY = 10.0
 #: 1.36; outside the tight regime, k = m = 9 reached 3.4 against the tight estimate (rounding at the start,
 #: :func:`_start`), which is why k = m keeps the general one.
 SAFETY_TIGHT = 5.0
+#: Most steps of a ray's coarse run, as a fraction of the fine run's, for which the runs count as set by the tolerance:
+#: DOP853's steps scale like tol^(−1/8), so the run at COARSE = 16 times the tolerance takes 16^(−1/8) = 0.71 of them
+#: (measured 0.70 on rays of 22–2280 steps, m = 2–8); a short ray whose one to three steps are set by the step-size
+#: limits takes the same steps in both runs (ratio 1.00), the two agree to the last bit, and v − v_c says nothing:
+#: k = 3, σ = (3.77, 3.19, 2.25), rtol 7.3e-10 gave a figure 1.2 times below the true error (a randomized search
+#: against the mpmath series found it, 2026-11-29). Such rays take the general estimate.
+TOLERANCE_LIMITED = 0.85
+#: Fewest fine-run steps for that reading: with two or three steps against three or five the ratio passes while the
+#: error does not scale with the tolerance (k = 3, σ = (8.43, 4.8e-3, 4.6e-4) at k + 2 for the contiguous route,
+#: rtol 1e-10: 3 steps against 2, the figure 1.4 times below the true error; k = 3, σ ≈ 4.36 nearly equal, confluent,
+#: rtol 1e-9: 3 against 2, 2.8 times; the same search).
+TOLERANCE_LIMITED_STEPS = 10
 #: Divisor of err_sum in the floor of the `SAFETY_TIGHT` estimate (err_sum is 10–100 times the true
 #: error at rtol ≤ 1e-11, but ~1 times at rtol ≥ 1e-7, where the estimate is not used).
 DOUBLING_FLOOR = 30.0
@@ -1137,15 +1149,23 @@ def _needs_spreading(sig: np.ndarray) -> bool:
     return bool(_clusters(sig)) and not _series_alone(sig)
 
 
-def _tight_regime(sig: np.ndarray, k: int, tol: float, steps: int) -> bool:
+def _tight_regime(sig: np.ndarray, k: int, tol: float, steps: int, coarse_steps: int) -> bool:
     """Whether a ray's value figure is the `SAFETY_TIGHT` estimate (where the references reach it).
 
     k = m with m ≥ 4 is left out: there rounding at the start grows along the ray (:func:`_start`) in
     both runs alike, so v − v_c does not see it, and no independent reference reaches long rays there.
+    So is a ray whose coarse run (``coarse_steps``) is not coarser (:data:`TOLERANCE_LIMITED`).
     """
     m = sig.shape[0]
     gaps_ok = bool(np.all(sig[1:] <= (1.0 - TIGHT_GAP) * sig[:-1]))  # σ sorted decreasingly
-    return tol <= TIGHT_RTOL and steps <= TIGHT_MAX_STEPS and (k > m or m <= 3) and gaps_ok
+    return (tol <= TIGHT_RTOL and steps <= TIGHT_MAX_STEPS and (k > m or m <= 3) and gaps_ok
+            and tolerance_limited(steps, coarse_steps))
+
+
+def tolerance_limited(steps: int, coarse_steps: int) -> bool:
+    """Whether a ray's steps were set by its tolerance, so that its run at COARSE times the tolerance is about COARSE
+    times worse and their difference estimates the error (:data:`TOLERANCE_LIMITED`)."""
+    return steps >= TOLERANCE_LIMITED_STEPS and coarse_steps <= TOLERANCE_LIMITED * steps
 
 
 def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: bool = True,
@@ -1202,7 +1222,7 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     noise = to_rounding * response if linear else np.inf
     gnoise = to_rounding * gresponse if linear else np.inf
     gerr = SAFETY * (float(np.max(np.abs(g - gc))) + 2.0 * e * (1.0 + np.max(np.abs(g)))) + gnoise
-    if _tight_regime(sig, k, tol, used):
+    if _tight_regime(sig, k, tol, used, runs[1][2]):
         fixed = INIT_TOL + ROUNDING * (1.0 + abs(v))
         err_sum = e - fixed
         scaled = max(abs(v - vc) / (COARSE - 1.0), err_sum / DOUBLING_FLOOR)
