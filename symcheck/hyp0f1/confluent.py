@@ -904,8 +904,13 @@ class Ray:
 
 # ----------------------------------------------------------------------------- the ray and the public functions
 
+def _step_tol(tol: float) -> float:
+    """DOP853's step tolerance for a requested ``tol`` on log F: max(ODE_TOL_FACTOR·tol, ODE_TOL_FLOOR)."""
+    return max(ODE_TOL_FACTOR * tol, ODE_TOL_FLOOR)
+
+
 def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, salt: int = 0, coarse: float = 1.0):
-    """DOP853 from s0 (state x0) to 1 at step tolerance max(ODE_TOL_FACTOR·tol, ODE_TOL_FLOOR)·coarse (the floor
+    """DOP853 from s0 (state x0) to 1 at step tolerance ``_step_tol(tol)·coarse`` (the floor
     first, so the coarse run is always COARSE times looser than the fine one): (log F with the tie expansion's
     correction, gradient per cluster, slopes α_c, second-order gradient terms, {j: E Xʲ}, steps), :meth:`Ray.finish`. With ``noise``, the start's
     components are disturbed at that relative size (signs by ``salt``): the rounding probe. (Disturbing every sweep
@@ -915,7 +920,7 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
     if noise:
         z0 = z0 * (1.0 + noise * np.array([holonomic._noise_sign(q, -1, salt) for q in range(z0.shape[0])]))
     ray.evals = 0
-    stol = max(ODE_TOL_FACTOR * tol, ODE_TOL_FLOOR) * coarse
+    stol = _step_tol(tol) * coarse
     sol = solve_ivp(ray, (s0, 1.0), z0, method="DOP853", rtol=stol, atol=ATOL_REL * stol * abs(z0[0]))
     z1 = sol.y[:, -1]
     if not sol.success or not z1[0] > 0.0:
@@ -971,7 +976,7 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
             raw = abs(v - vc) / (COARSE - 1.0) + steps * u * (1.0 + abs(v))
             graw = gdiff / (COARSE - 1.0) + steps * u * (1.0 + float(np.max(np.abs(grad))))
         else:  # loose rtol, or a coarse run no coarser: steps set by DOP853's step-size limits (module docstring)
-            stol = max(ODE_TOL_FACTOR * rtol, ODE_TOL_FLOOR)
+            stol = _step_tol(rtol)
             raw = abs(v - vc) + steps * stol
             graw = gdiff + steps * stol * (1.0 + float(np.max(np.abs(grad))))
         resp, gresp = 0.0, 0.0

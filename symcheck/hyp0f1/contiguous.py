@@ -215,14 +215,11 @@ def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, floa
     m = sig.shape[0]
     coef = _coefficients_cached(tuple(float(s) for s in sig), k + 1 - m)
     start = holonomic._ray_start(sig, k + 2)
-    runs = []
-    for tol, noise, salt in ([(rtol, 0.0, 0), (COARSE * rtol, 0.0, 0)]
-                             + [(rtol, holonomic.NOISE, p) for p in range(holonomic.PROBES)]):
-        lg, ray_err, used, ratios, _ = holonomic._ray(sig, k + 2, tol, budget - sum(r[2] for r in runs), noise,
-                                                      salt, start, full_state=True)
-        runs.append((*_relation(sig, k, coef, lg, ratios), used, ray_err))
-        if used == 0:  # the start series reached s = 1: no ray
-            break
+    probes = holonomic.PROBES
+    rays = holonomic._serial_runs(sig, k + 2, [rtol, COARSE * rtol] + [rtol] * probes,
+                                  [0.0, 0.0] + [holonomic.NOISE] * probes, [0, 0] + list(range(probes)), budget, start,
+                                  full_state=True)
+    runs = [(*_relation(sig, k, coef, lg, ratios), used, ray_err) for lg, ray_err, used, ratios, _ in rays]
     v, amp, coef_share, used, ray_err = runs[0]
     if amp > MAX_AMPLIFICATION:
         return v, np.inf

@@ -1207,10 +1207,7 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
         runs, _ = _grouped(lambda i, left: (_ray, (sig, k, tols[i], left, noises[i], salts[i], start)),
                            len(tols), budget, least=4)
     else:
-        runs = [_ray(sig, k, tol, budget, start=start)]
-        if runs[0][2] > 0:
-            for run_tol, run_noise, run_salt in zip(tols[1:], noises[1:], salts[1:]):
-                runs.append(_ray(sig, k, run_tol, budget - sum(r[2] for r in runs), run_noise, run_salt, start))
+        runs = _serial_runs(sig, k, tols, noises, salts, budget, start)
     v, e, used, g, tried = runs[0]
     if used == 0:  # the initial series reached s = 1: nothing was integrated
         return v, SAFETY * e, used, g, SAFETY * 2.0 * e * (1.0 + np.max(np.abs(g))), 0
@@ -1232,6 +1229,16 @@ def _checked_ray(sig: np.ndarray, k: int, tol: float, budget: int, concurrent: b
     before = np.cumsum([0] + [r[2] for r in runs[:-1]])
     least = max(int(b) + r[4] for b, r in zip(before, runs))
     return v, err, sum(r[2] for r in runs), g, gerr, least
+
+
+def _serial_runs(sig: np.ndarray, k: int, tols, noises, salts, budget: int, start, full_state: bool = False) -> list:
+    """:func:`_ray` at each (tolerance, noise, salt) in turn from the same ``start``, each allowed the steps the
+    earlier runs left of ``budget``; only the first where it integrated nothing (the start series reached s = 1)."""
+    runs = [_ray(sig, k, tols[0], budget, noises[0], salts[0], start, full_state)]
+    if runs[0][2] > 0:
+        for tol, noise, salt in zip(tols[1:], noises[1:], salts[1:]):
+            runs.append(_ray(sig, k, tol, budget - sum(r[2] for r in runs), noise, salt, start, full_state))
+    return runs
 
 
 def _rounding_probed(sig: np.ndarray, k: int) -> bool:
