@@ -351,10 +351,10 @@ class Contiguous:
     timeout = 300
 
     def setup(self, k, sigma_max):
-        from symcheck.hyp0f1 import holonomic
+        from symcheck.hyp0f1 import contiguous, holonomic
 
         self.sig = sigma_max * np.geomspace(1.0, 0.1, k)[None, :]
-        self.work, self.work_direct = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK, holonomic.AUTO_LAWSON_STEP_WORK
+        self.work, self.work_direct = contiguous.WORK, holonomic.AUTO_LAWSON_STEP_WORK
         log_hyp0f1(self.sig, k, method="contiguous", work=self.work)
 
     def time_contiguous(self, k, sigma_max):

@@ -130,6 +130,33 @@ def test_a_ray_beyond_its_budget_raises_naming_max_steps():
         symcheck.log_hyp0f1(30.0 * np.geomspace(1.0, 0.1, 6), 6, method="contiguous", max_steps=20)
 
 
+def test_the_budget_holds_for_the_four_runs_together():
+    """max_steps caps g's four runs together (fine, coarse, two probes): a budget one step above what the fine run
+    tries leaves the coarse run its rejected steps and one more, and raises; the steps the runs try in all succeed. Planted: each run charged what the
+    runs before it took read from the wrong entry of their results (a float far below 1: every run got the whole
+    budget, the bug until 2026-11-29) — then the first budget passes."""
+    sig = 30.0 * np.geomspace(1.0, 0.1, 6)
+    fine = holonomic._ray(sig, 8, 1e-13, 10**6)[4]
+    tols = [1e-13, contiguous.COARSE * 1e-13] + [1e-13] * holonomic.PROBES
+    noises, salts = [0.0, 0.0] + [holonomic.NOISE] * holonomic.PROBES, [0, 0] + list(range(holonomic.PROBES))
+    start = holonomic._ray_start(sig, 8)
+    total = sum(r[4] for r in holonomic._serial_runs(sig, 8, tols, noises, salts, 10**6, start))
+    assert total > fine + 1
+    with pytest.raises(holonomic.StepBudgetExceeded):
+        contiguous.log_hyp0f1_contiguous(sig[None], 6, max_steps=fine + 1)
+    assert np.isfinite(contiguous.log_hyp0f1_contiguous(sig[None], 6, max_steps=total)[1][0])
+
+    def old_runs(sig, k, tols, noises, salts, budget, start, full_state=False):
+        runs = []
+        for tol, noise, salt in zip(tols, noises, salts):
+            runs.append(holonomic._ray(sig, k, tol, budget - 1e-3 * len(runs), noise, salt, start, full_state))
+        return runs
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(holonomic, "_serial_runs", old_runs)
+        assert np.isfinite(contiguous.log_hyp0f1_contiguous(sig[None], 6, max_steps=fine + 1)[1][0])
+
+
 def test_auto_takes_it_at_k_equal_10_where_the_direct_ray_is_not_accurate():
     """k = m = 10, spread σ_max = 10: the direct ray's figure is ~5e-8 (its k = m mode); auto now reaches the
     goal by this route, and the direct ray agrees within its own figure."""

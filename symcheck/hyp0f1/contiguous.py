@@ -77,7 +77,8 @@ import numpy as np
 from symcheck.evidence import ROUNDING
 from symcheck.hyp0f1 import holonomic
 
-__all__ = ["COARSE", "GAP", "MAX_M", "SAFETY", "contiguous_reason", "log_hyp0f1_contiguous", "sekiguchi_coefficients"]
+__all__ = ["COARSE", "GAP", "MAX_M", "RUNS", "SAFETY", "WORK", "contiguous_reason", "log_hyp0f1_contiguous",
+           "sekiguchi_coefficients"]
 
 EPS = float(np.finfo(float).eps)
 #: Largest m = k: g's ray at k + 2 is one Lawson ray up to holonomic.LAWSON_MAX_M (the HO scheme at m = 12 ran
@@ -101,6 +102,12 @@ COEF_RTOL = 1e-20
 MAX_DPS = 320
 #: Largest amplification A of the sum (2) the route accepts.
 MAX_AMPLIFICATION = 1e4
+#: g's runs (fine, coarse and holonomic.PROBES probes), and the work units they get together by default (auto's):
+#: each as much as one rank-deficient Lawson ray of auto's. The goal table's rows k = 20 rank-deficient at σ_max 100
+#: and 300 and k = 10 spread at σ_max 300 need more than one such budget for the four runs (until 2026-11-29 each run
+#: was allowed the whole budget: the steps already used were read from the wrong entry of a run's result).
+RUNS = 2 + holonomic.PROBES
+WORK = RUNS * holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
 
 
 def sekiguchi_coefficients(sig: np.ndarray, u: int = 1, dps: int = DPS) -> np.ndarray:
@@ -238,7 +245,7 @@ def _one(sig: np.ndarray, k: int, rtol: float, budget: int) -> tuple[float, floa
 
 
 def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_steps: int | None = None,
-                          work: float = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
+                          work: float = WORK
                           ) -> tuple[np.ndarray, np.ndarray]:
     """log ₀F₁(k/2; diag(σ)²/4) by eq. (2) of the module docstring, and its error figure (an estimate).
 
@@ -253,7 +260,7 @@ def log_hyp0f1_contiguous(flat: np.ndarray, k: int, rtol: float = 1e-13, max_ste
     max_steps : int, optional
         Steps g's four runs may take together (default from ``work``: :func:`holonomic.default_max_steps`).
     work : float
-        Work units of a row when ``max_steps`` is None (by default auto's, enough for k = m = 10, σ_max = 30).
+        Work units of g's four runs of a row when ``max_steps`` is None (by default auto's, :data:`WORK`).
 
     Returns
     -------

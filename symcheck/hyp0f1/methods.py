@@ -468,8 +468,8 @@ register(Method(
 
 # --------------------------------------------------------------------------- k = m from k + 2 (Sekiguchi–Debiard)
 
-#: The contiguous route's work units, called directly and by auto: g's ray at k + 2 is rank-deficient (m < k + 2).
-_CONTIGUOUS_WORK = holonomic.AUTO_LAWSON_RANK_DEFICIENT_STEP_WORK
+#: The contiguous route's work units, called directly and by auto: g's four runs at k + 2 (rank-deficient, m < k + 2).
+_CONTIGUOUS_WORK = contiguous.WORK
 
 
 def _contiguous_rows(flat: np.ndarray, k: int) -> np.ndarray:
