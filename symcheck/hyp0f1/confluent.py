@@ -65,11 +65,20 @@ w_v = y^{2|κ/μ|}, w_d = |κ/μ| y^{2|κ/μ|−1} (y = s₀a_c/2); Σ_κ d_κ P
 ∏ C(p_c, n_c) sets S with counts n, all equal at a tie, so dividing by that gives x_n exactly.
 Truncation as holonomic (INIT_TOL = 1e-18 relative to G_∅ ≥ 1).
 
-Integration and tolerance. The rescaled state z = x e^{−sΣσ} is integrated by DOP853 (Hairer, Nørsett & Wanner
-1993, via SciPy) with a purely relative tolerance per component (ATOL_REL = 0). This matters at k = m: there
-Muirhead's system has a second analytic solution at σᵢ = 0 (∝ ∏σᵢ, e.g. ∫ det(T) etr(ATᵀ) dT) that grows to F's
-size by s = 1, and it lives in the small, deep components (~(s₀σ)^{|n|}); an absolute tolerance lets their early
-errors excite it. Measured at k = m = 8 (session 21; branch wip/confluent, FINDINGS3.md): σ = 30·1₈ against the
+Integration and tolerance. The rescaled state z = x e^{−sΣσ} s^{−d} (d = −[m(m−1)/2 + m(k−m)]/2, the exponent of
+:mod:`formal`: F ~ e^{sΣσ} s^d, so z_∅ stays of one size along the ray) obeys dz/ds = (3)(z) − (d/s)z and is
+integrated by DOP853 (Hairer, Nørsett & Wanner 1993, via SciPy) with the relative tolerance per component and an
+absolute one ATOL_REL times the step tolerance times |z_∅(s₀)|. Without the factor s^{−d} (until 2026-11-29, with
+ATOL_REL = 0: an absolute tolerance tied to z_∅(s₀) was far too loose by s = 1, where z_∅ had fallen like s^d) the
+tiny deep components of (5, 5) at k = m = 10 needed a relative accuracy their float64 derivatives cannot give (they
+cancel far below their terms) and DOP853 stalled at s₀ (FINDINGS3.md §2); scaled, with ATOL_REL = 3e-3, that ray
+takes ~11 000 evaluations, and k = m = 10 equal spectra (σ = 1–300, Weyl's formula in mpmath) come out ≤ 3.5e-11 off
+(ratio true / figure ≤ 0.12). The coarse run's absolute tolerance is COARSE times looser too, so v − v_c sees what
+it costs (at ATOL_REL = 1e6, 1.6e-9 off at k = m = 8, σ = 30·1₈, inside the figure; a planted test). Why an
+absolute tolerance needs care at k = m: there Muirhead's system has a second analytic solution at σᵢ = 0 (∝ ∏σᵢ,
+e.g. ∫ det(T) etr(ATᵀ) dT) that grows to F's size by s = 1, and it lives in the small, deep components
+(~(s₀σ)^{|n|}); a loose absolute tolerance lets their early errors excite it. Measured on the unscaled state at
+k = m = 8 (session 21; branch wip/confluent, FINDINGS3.md): σ = 30·1₈ against the
 closed form, an absolute tolerance 1e-8 of the step tolerance times |z_∅| gave the error 6.4e-7 from ŝ = 16 and
 9.9e-4 from ŝ = 8, 1e-14 gave 2.8e-13 and 5.2e-12 (8–15 times faster); two clusters (100⁴, (100/3)⁴) from ŝ = 12:
 1e-14 → 2.0e-5 off, 1e-17 → 1.4e-10, 1e-20 and 0 → ≤ 3e-13 (ŝ = 8 and 12 agree there).
@@ -97,9 +106,11 @@ Regime (:func:`confluent_reason`): at least one cluster of two or more values, e
 the next (so distinct clusters are at least GAP apart: closer values would make the cross coefficients
 1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near
 ties add :mod:`tie_expansion`'s remainder bounds (value and gradient, the latter expanded to second order) and the
-rounding of the means to the figures. At m = k = 10, two clusters of 5,
-the tight tolerance stalls DOP853 at s₀ (the small components' derivatives cancel below their rounding) — the
-reason for MAX_M (FINDINGS3.md §2).
+rounding of the means to the figures. MAX_M = 10: at k = m the start's rounding is amplified by up to
+k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so beyond START_LATER_M non-zero σ the start moves
+START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start and ~1.3 s for the four rays of (5, 5), σ_max 10);
+at k = m = 12 the latest start the count tables allow (ŝ = 16; 20 needs 8.9e7 strip pairs) left equal spectra
+σ = 10–100 1e-8 – 4e-8 off (measured 2026-11-29), above the goal, so m = 11, 12 are not taken.
 """
 from __future__ import annotations
 
@@ -127,13 +138,19 @@ SAFETY = 10.0
 #: k = m = 8, two clusters at σ_max = 100: ~20 000 evaluations from ŝ = 12, ~160 000 from ŝ = 8).
 START = 8.0
 START_FULL_RANK = 12.0
+#: Beyond START_LATER_M non-zero σ the start moves START_LATER later (module docstring, "Integration"): from ŝ = 8 the
+#: ray of (5, 5) at k = 12 ran out of 400 000 evaluations, from ŝ = 12 it took 39 000; k = m = 10 equal spectra from
+#: ŝ = 12 were 1.5e-10 off, from ŝ = 16 ≤ 2.7e-11 (σ = 3–100, against Weyl's formula in mpmath).
+START_LATER_M = 8
+START_LATER = 4.0
 #: Largest strip-pair table the count start may build (holonomic tables: ~48 bytes a pair).
 MAX_START_PAIRS = 6e7
 #: DOP853's global error on log F came out 5–50 times its local rtol: step tolerance factor, and its floor.
 ODE_TOL_FACTOR = 0.03
 ODE_TOL_FLOOR = 3e-14
-#: DOP853's absolute tolerance relative to the step tolerance times |z_∅(s₀)| (module docstring).
-ATOL_REL = 0.0
+#: DOP853's absolute tolerance relative to the step tolerance times |z_∅(s₀)| of the state scaled by s^{−d} (module
+#: docstring, "Integration"): k = m = 10 equal spectra σ = 3–300 ran 1.2–2.6 times faster than with 0, as accurate.
+ATOL_REL = 3e-3
 #: Rounding probe (as holonomic, at the start only): relative disturbance of the start's components, number of probe
 #: runs, safety factor, and the largest response read as linear in NOISE.
 NOISE = 1e-12
@@ -145,8 +162,8 @@ PROBE_LINEAR = 0.1
 MOMENT_SPREAD = 0.1
 #: Largest dense table of partition tuples (∏ over clusters of the partitions per cluster).
 MAX_TUPLES = 5e7
-#: Most non-zero σ the route takes (module docstring: (5, 5) at k = m stalls).
-MAX_M = 8
+#: Most non-zero σ the route takes (module docstring, "Regime").
+MAX_M = 10
 #: Consecutive non-zero σ less than this apart (relative to the larger) form one cluster (its mean, and the tie
 #: expansion); clusters are therefore at least GAP apart. Zeros drop.
 GAP = 1e-2
@@ -830,6 +847,8 @@ class Ray:
         self.values = np.asarray(values, dtype=float)
         self.asm = sy.assemble(self.values, k)
         self.total = float(np.dot(self.values, sy.sizes))
+        m = int(np.sum(sy.sizes))
+        self.exponent = -(m * (m - 1) / 2 + m * (k - m)) / 2  # d: F ~ e^{sΣσ} s^d along the ray
         self.sizes = np.array(sy.sizes, dtype=np.int64)
         self.counts_c = np.array(sy.counts, dtype=np.int64).reshape(sy.nS, sy.r)
         self.y = np.zeros(sy.nU + sy.nS)
@@ -916,12 +935,14 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
     components are disturbed at that relative size (signs by ``salt``): the rounding probe. (Disturbing every sweep
     result too, as holonomic's probe does, stalls the tight per-component tolerance: k = m = 8, σ = 30·1₈ took
     > 200 000 evaluations.)"""
-    z0 = x0 * math.exp(-s0 * ray.total)
+    d = ray.exponent
+    z0 = x0 * math.exp(-s0 * ray.total - d * math.log(s0))
     if noise:
         z0 = z0 * (1.0 + noise * np.array([holonomic._noise_sign(q, -1, salt) for q in range(z0.shape[0])]))
     ray.evals = 0
     stol = _step_tol(tol) * coarse
-    sol = solve_ivp(ray, (s0, 1.0), z0, method="DOP853", rtol=stol, atol=ATOL_REL * stol * abs(z0[0]))
+    sol = solve_ivp(lambda s, z: ray(s, z) - (d / s) * z, (s0, 1.0), z0, method="DOP853", rtol=stol,
+                    atol=ATOL_REL * stol * abs(z0[0]))
     z1 = sol.y[:, -1]
     if not sol.success or not z1[0] > 0.0:
         raise RuntimeError(f"the confluent ray lost all accuracy ({sol.message}; F = {z1[0]:.3g} at s = 1)")
@@ -929,8 +950,9 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
 
 
 def _start(m: int, full: bool) -> float:
-    """ŝ: START (m < k) or START_FULL_RANK (k = m), lowered in steps of 2 until the series table fits."""
-    s_hat = START_FULL_RANK if full else START
+    """ŝ: START (m < k) or START_FULL_RANK (k = m), plus START_LATER beyond START_LATER_M non-zero σ, lowered in
+    steps of 2 until the series table fits."""
+    s_hat = (START_FULL_RANK if full else START) + (START_LATER if m > START_LATER_M else 0.0)
     while s_hat > 2.0 and series._count_pairs(m, holonomic._initial_degree(m, s_hat), MAX_START_PAIRS) \
             > MAX_START_PAIRS:
         s_hat -= 2.0
