@@ -311,7 +311,7 @@ class Confluent:
     beside it the holonomic method on the same row (same-run baseline: clusters spread and extrapolated), skipped
     where it raises."""
 
-    params = [[4, 6, 8], [10.0, 30.0]]
+    params = [[4, 6, 8, 10], [10.0, 30.0]]
     param_names = ["m", "sigma_max"]
     timeout = 300
 
