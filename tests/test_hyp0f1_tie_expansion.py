@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from symcheck.hyp0f1 import closed_form, confluent, holonomic, tie_expansion
+from symcheck.hyp0f1 import closed_form, confluent, holonomic, reference, tie_expansion
 from symcheck.hyp0f1.api import log_hyp0f1
 from symcheck.hyp0f1.methods import AUTO_RTOL
 from symcheck.hyp0f1.reference_data import so4_series_mp
@@ -85,8 +85,8 @@ def test_a_dropped_second_order_gradient_term_is_caught():
 
 
 def _cumulants_float(sig0, d, k):
-    """κ₂ … κ₄ (and κ₅ where the system holds degree 5) of eq. (1) at the tie from the confluent system's moments (series
-    state at s = 1: Σσ ≤ ŝ), and the sums of |terms| of E Xʲ (their rounding scale)."""
+    """κ₂ … κ₄ (and κ₅, κ₆ where the system holds degree 5, 6) of eq. (1) at the tie from the confluent system's moments
+    (series state at s = 1: Σσ ≤ ŝ), the sums of |terms| of E Xʲ (their rounding scale), and the moments E Xʲ."""
     means, sizes, labels, _, _ = tie_expansion.split(sig0, confluent.GAP)
     sy = confluent.confluent_system(tuple(sizes))
     ray = confluent.Ray(sy, means, k, confluent.MAX_EVALS)
@@ -101,7 +101,9 @@ def _cumulants_float(sig0, d, k):
     kappa = {2: mom[2], 3: mom[3], 4: mom[4] - 3.0 * mom[2] ** 2}
     if 5 in mom:
         kappa[5] = tie_expansion.fifth_cumulant(mom)
-    return order, kappa, scale
+    if 6 in mom:
+        kappa[6] = tie_expansion.sixth_cumulant(mom)
+    return order, kappa, scale, mom
 
 
 def _cumulants_mp(sig0, d):
@@ -125,7 +127,7 @@ def test_cumulants_against_mpmath_derivatives(sig0, d, order):
     Tolerance: the series state is exact to INIT_TOL = 1e-18 relative; the sweep's block solves and the sum (2)
     round at ~ε per operation on terms of size ``scale`` (Σ|terms|), over at most a few hundred operations: 1e3·ε·scale
     (plus the rounding of the products subtracted in κ₄, κ₅). The mpmath derivatives are good to far more digits."""
-    got, kappa, scale = _cumulants_float(sig0, d, 4)
+    got, kappa, scale, _ = _cumulants_float(sig0, d, 4)
     assert got == order and len(kappa) == order - 2
     ref = _cumulants_mp(sig0, d)
     extra = {2: 0.0, 3: 0.0, 4: 6.0 * abs(kappa[2]) * scale.get(2, 0.0),
@@ -139,16 +141,95 @@ def test_a_wrong_fifth_cumulant_is_caught():
     """Plant: κ₅ = E X⁵ + 10 E X³ E X² (the sign of the product term flipped) against the mpmath derivative."""
     sig0, d = TIE_POINTS[1]
     with mock.patch.object(tie_expansion, "fifth_cumulant", lambda mom: mom[5] + 10.0 * mom[3] * mom[2]):
-        _, kappa, scale = _cumulants_float(sig0, d, 4)
+        _, kappa, scale, _ = _cumulants_float(sig0, d, 4)
     ref = _cumulants_mp(sig0, d)
     assert abs(kappa[5] - ref[5]) > 1e3 * _EPS * (scale[5] + 10.0 * abs(kappa[2]) * scale[3])
 
 
+def _cumulants_zonal_mp(sig0, d, k):
+    """κⱼ (j = 2 … 6) of log F(σ⁰ + θd) at θ = 0 from mpmath's Taylor coefficients (numerical differentiation at 60
+    digits) of the zonal series Σ a_λ m_λ(σ²/4) at k (:mod:`symcheck.hyp0f1.reference`'s coefficient recurrence and
+    exact monomial sums, degree 30: Σσ ≤ 3 here, terms below 1e-40)."""
+    degree = 30
+    with mpmath.workdps(60):
+        coef = reference._coefficients(k, degree)
+        lams = [lam for m in range(degree + 1) for lam in coef[m]]
+
+        def f(t):
+            x = [(mpmath.mpf(float(a)) + t * mpmath.mpf(float(b))) ** 2 / 4 for a, b in zip(sig0, d)]
+            mono = reference._monomials(x, lams)
+            return mpmath.log(mpmath.fsum(coef[m][lam] * mono[lam] for m in range(degree + 1) for lam in coef[m]))
+
+        taylor = mpmath.taylor(f, 0, 6)
+        return {j: float(taylor[j] * mpmath.factorial(j)) for j in range(2, 7)}
+
+
+#: A cluster of five at k = 5 (degree-6 moments held: n = 7, the κ₆ term and μ₆(0) in the remainder).
+CLUSTER_OF_FIVE = (np.full(5, 0.6), np.array([0.02, -0.005, -0.015, 0.01, -0.01]))
+
+
+def _sixth_tolerance(mom, scale):
+    """1e3·ε times the terms of κ₆ = E X⁶ − 15 E X⁴ E X² − 10 (E X³)² + 30 (E X²)³ and their products' roundings."""
+    m2, m3, m4 = (abs(mom[j]) for j in (2, 3, 4))
+    return 1e3 * _EPS * (scale[6] + 15.0 * (m4 * scale[2] + m2 * scale[4]) + 20.0 * m3 * scale[3]
+                         + 90.0 * m2 * m2 * scale[2])
+
+
+def test_sixth_cumulant_against_mpmath_derivatives():
+    """κ₂ … κ₆ and μ₆(0) = E X⁶ (the remainder's input) for a cluster of five at k = 5 against mpmath's derivatives of
+    the zonal series along d (μ₆ = κ₆ + 15κ₄κ₂ + 10κ₃² + 15κ₂³). Tolerance as for κ₂ … κ₅ (above), for E X⁶ times the
+    condition of the sweep's block solves its degree-6 moments come from (measured: 9e-13 relative, the tolerance
+    4e-12)."""
+    sig0, d = CLUSTER_OF_FIVE
+    got, kappa, scale, mom = _cumulants_float(sig0, d, 5)
+    assert got == 7 and sorted(kappa) == [2, 3, 4, 5, 6]
+    ref = _cumulants_zonal_mp(sig0, d, 5)
+    for j in (2, 3):
+        assert abs(kappa[j] - ref[j]) <= 1e3 * _EPS * scale[j], j
+    assert abs(kappa[6] - ref[6]) <= _sixth_tolerance(mom, scale)
+    mu6 = ref[6] + 15.0 * ref[4] * ref[2] + 10.0 * ref[3] ** 2 + 15.0 * ref[2] ** 3
+    assert abs(mom[6] - mu6) <= 1e3 * _EPS * _block_condition(5) * scale[6]
+
+
+def _block_condition(p):
+    """Largest condition number of the sweep's pre-inverted diagonal blocks for one cluster of p: the degree-6
+    moments come out of those block solves, so their relative rounding is that times ~ε per operation."""
+    sy = confluent.confluent_system((p,))
+    asm = sy.assemble(np.array([1.0]), p)
+    return max(np.linalg.cond(asm.inv[asm.dstart[b]:asm.dstart[b + 1]].reshape(sy.blocks[b, 1], sy.blocks[b, 1]))
+               for b in range(sy.blocks.shape[0]))
+
+
+def test_a_wrong_sixth_cumulant_is_caught():
+    """Plant: κ₆ with + 10 (E X³)² (the sign flipped) against the mpmath derivative."""
+    sig0, d = CLUSTER_OF_FIVE
+    with mock.patch.object(tie_expansion, "sixth_cumulant",
+                           lambda mom: mom[6] - 15.0 * mom[4] * mom[2] + 10.0 * mom[3] ** 2 + 30.0 * mom[2] ** 3):
+        _, kappa, scale, mom = _cumulants_float(sig0, d, 5)
+    assert abs(kappa[6] - _cumulants_zonal_mp(sig0, d, 5)[6]) > _sixth_tolerance(mom, scale)
+
+
+@pytest.mark.parametrize("s", [4.0, 6.0])
+def test_a_loose_cluster_of_five_against_the_mpmath_series(s):
+    """k = m = 5, σ = s·0.995^i (one loose cluster: n = 7, the bound with μ₆(0)) against the mpmath zonal series (20
+    digits): within the figure (measured 2026-11-29: 7e-15 off with figures 1.2e-12, 3.6e-12; the holonomic route,
+    spreading the cluster, was 1.1e-9 off at s = 10 with its figure 8e-8)."""
+    sig = s * 0.995 ** np.arange(5)
+    ref = float(mpmath.log(reference.hyp0f1_reference(sig, 5, dps=20, max_partitions=200_000)))
+    value, error = confluent.log_hyp0f1_confluent(sig[None], 5)
+    assert abs(value[0] - ref) <= error[0] + 1e-15 * abs(ref)
+
+
 def _along(sig0, d, theta):
-    """{j: κⱼ(θ)} (j = 2 … 6) of log F(σ⁰ + θd) by mpmath's differentiation of the k = 4 series at 60 digits."""
+    """{j: κⱼ(θ)} (j = 2 … 7) of log F(σ⁰ + θd) by mpmath's differentiation of the k = 4 series at 60 digits."""
     with mpmath.workdps(60):
         f = lambda t: so4_series_mp([mpmath.mpf(float(a)) + t * mpmath.mpf(float(b)) for a, b in zip(sig0, d)])
-        return {j: float(mpmath.diff(f, mpmath.mpf(theta), j)) for j in range(2, 7)}
+        return {j: float(mpmath.diff(f, mpmath.mpf(theta), j)) for j in range(2, 8)}
+
+
+def _central(c):
+    """Central moments μ₂, μ₄, μ₆ from the cumulants κ₂ … κ₆ (μ₄ = κ₄ + 3κ₂², μ₆ = κ₆ + 15κ₄κ₂ + 10κ₃² + 15κ₂³)."""
+    return (c[2], c[4] + 3.0 * c[2] ** 2, c[6] + 15.0 * c[4] * c[2] + 10.0 * c[3] ** 2 + 15.0 * c[2] ** 3)
 
 
 #: Segments for the lemma (3) (any σ⁰ and d: the bounds do not need a tie): the variance and fourth moment grow along
@@ -158,36 +239,53 @@ SEGMENTS = [((8.0, 8.0, 3.0, 3.0), (0.5, -0.5, 0.3, -0.3)), ((20.0, 20.0, 20.0, 
 
 @pytest.mark.parametrize("sig0, d", SEGMENTS, ids=["growing", "concentrated"])
 def test_moment_bounds_and_remainders_hold_along_the_segment(sig0, d):
-    """(3): μ₂(θ) ≤ V, μ₄(θ) ≤ W and |κ₄|, |κ₅|, |κ₆| within their bounds at θ = ¼ … 1, from the exact μ₂(0), μ₄(0); and
-    the Taylor remainder of (1) at n = 4, 5, 6 within :func:`tie_expansion.remainder`. Exact: mpmath derivatives of the
-    k = 4 series (60 digits; far below the 1e-12 relative slack allowed for the float64 bound arithmetic)."""
+    """(3): μ₂(θ) ≤ V, μ₄(θ) ≤ W, μ₆(θ) ≤ U and |κ₄| … |κ₇| within their bounds at θ = ¼ … 1, from the exact μ₂(0),
+    μ₄(0), μ₆(0) (and, second, without μ₆(0): U = ℓ²W); and the Taylor remainder of (1) at n = 4 … 7 within
+    :func:`tie_expansion.remainder`. Exact: mpmath derivatives of the k = 4 series (60 digits; far below the 1e-12
+    relative slack allowed for the float64 bound arithmetic)."""
     l1 = sum(abs(x) for x in d)
     ell = 2.0 * l1
     c0 = _along(sig0, d, 0.0)
-    var, fourth = tie_expansion.moment_bounds(l1, c0[2], c0[4] + 3.0 * c0[2] ** 2)
     slack = 1.0 + 1e-12
-    for theta in (0.25, 0.5, 0.75, 1.0):
-        c = _along(sig0, d, theta)
-        assert c[2] <= var * slack
-        assert c[4] + 3.0 * c[2] ** 2 <= fourth * slack
-        assert abs(c[4]) <= max(fourth, 3.0 * var**2) * slack
-        assert abs(c[5]) <= (ell * fourth + 10.0 * var**1.5 * math.sqrt(fourth)) * slack
-        assert abs(c[6]) <= max(ell**2 * fourth + 30.0 * var**3, 25.0 * var * fourth) * slack
+    along = {theta: _along(sig0, d, theta) for theta in (0.25, 0.5, 0.75, 1.0)}
     with mpmath.workdps(60):
         f = lambda t: so4_series_mp([mpmath.mpf(float(a)) + t * mpmath.mpf(float(b)) for a, b in zip(sig0, d)])
-        rest = f(1) - f(0) - mpmath.diff(f, 0, 1) - c0[2] / 2 - c0[3] / 6  # the remainder at n = 4
-        for n in (4, 5, 6):
-            assert abs(float(rest)) <= tie_expansion.remainder(l1, n, var, fourth, c0[5]) * slack
+        rest0 = f(1) - f(0) - mpmath.diff(f, 0, 1) - c0[2] / 2 - c0[3] / 6  # the remainder at n = 4
+    for sixth0 in (_central(c0)[2], None):
+        var, fourth, sixth = tie_expansion.moment_bounds(l1, *_central(c0)[:2], sixth0)
+        mu3 = math.sqrt(var * fourth)
+        mu5 = min(ell * fourth, math.sqrt(fourth * sixth))
+        for c in along.values():
+            m2, m4, m6 = _central(c)
+            assert m2 <= var * slack and m4 <= fourth * slack and m6 <= sixth * slack
+            assert abs(c[4]) <= max(fourth, 3.0 * var**2) * slack
+            assert abs(c[5]) <= (mu5 + 10.0 * var * mu3) * slack
+            assert abs(c[6]) <= max(sixth + 30.0 * var**3, 25.0 * var * fourth) * slack
+            assert abs(c[7]) <= (ell * sixth + 21.0 * var * mu5 + 35.0 * fourth * mu3 + 210.0 * var**2 * mu3) * slack
+        rest = rest0
+        for n in (4, 5, 6, 7):
+            assert abs(float(rest)) <= tie_expansion.remainder(l1, n, var, fourth, c0[5], sixth, c0[6]) * slack
             rest -= c0[n] / math.factorial(n)
 
 
 def test_bounds_without_growth_along_the_segment_would_be_false():
-    """Plant: V = μ₂(0) and W = μ₄(0) (no Grönwall growth) — on the growing segment μ₂ and μ₄ exceed them at θ = 1,
-    so the growth terms of (3) are needed, and a check of the bounds at θ = 1 would catch their loss."""
+    """Plant: V = μ₂(0), W = μ₄(0), U = μ₆(0) (no Grönwall growth) — on the growing segment μ₂, μ₄ and μ₆ exceed them
+    at θ = 1, so the growth terms of (3) are needed, and a check of the bounds at θ = 1 would catch their loss."""
     sig0, d = SEGMENTS[0]
-    c0, c1 = _along(sig0, d, 0.0), _along(sig0, d, 1.0)
-    assert c1[2] > c0[2] * (1.0 + 1e-6)
-    assert c1[4] + 3.0 * c1[2] ** 2 > (c0[4] + 3.0 * c0[2] ** 2) * (1.0 + 1e-6)
+    m0, m1 = _central(_along(sig0, d, 0.0)), _central(_along(sig0, d, 1.0))
+    assert all(b > a * (1.0 + 1e-6) for a, b in zip(m0, m1))
+
+
+def test_the_sixth_moment_is_the_gain_where_the_law_is_concentrated():
+    """With μ₆(0) (a cluster of five or more) the n = 7 remainder on the concentrated segment is far below the n = 6
+    bound without it (the lemma's point: U ≪ ℓ²W where μ₆ ≈ 15μ₂³), and still above the true remainder (above)."""
+    sig0, d = SEGMENTS[1]
+    l1 = sum(abs(x) for x in d)
+    c0 = _along(sig0, d, 0.0)
+    var, fourth, sixth = tie_expansion.moment_bounds(l1, *_central(c0))
+    var_w, fourth_w, _ = tie_expansion.moment_bounds(l1, *_central(c0)[:2])
+    assert tie_expansion.remainder(l1, 7, var, fourth, c0[5], sixth, c0[6]) < \
+        1e-2 * tie_expansion.remainder(l1, 6, var_w, fourth_w, c0[5])
 
 
 def test_a_wrong_multinomial_factor_is_caught():
@@ -196,7 +294,7 @@ def test_a_wrong_multinomial_factor_is_caught():
     right = tie_expansion.monomial_sum
     with mock.patch.object(tie_expansion, "monomial_sum",
                            lambda x, lam: right(x, lam) * math.prod(math.factorial(a) for a in lam)):
-        _, kappa, scale = _cumulants_float(sig0, d, 4)
+        _, kappa, scale, _ = _cumulants_float(sig0, d, 4)
     ref = _cumulants_mp(sig0, d)
     assert any(abs(kappa[j] - ref[j]) > 1e3 * _EPS * scale[j] for j in (2, 3))
 
@@ -222,9 +320,9 @@ def test_eq2_against_a_sample_average():
         return float(np.mean(np.prod(sample ** exps, axis=1)))
 
     order, terms = tie_expansion.expansion_terms(groups, lambda lam: all(len(q) <= p for q, p in zip(lam, sizes)))
-    assert order == 6
+    assert order == 7
     x = sample @ d
-    for j in (2, 3, 4, 5):
+    for j in (2, 3, 4, 5, 6):
         lhs = math.fsum(c * moment(lam) for lam, c in terms[j])
         rhs = float(np.mean(x ** j))
         assert abs(lhs - rhs) <= 1e4 * _EPS * float(np.mean(np.abs(x) ** j) + sum(abs(c) for _, c in terms[j]))

@@ -110,7 +110,18 @@ rounding of the means to the figures. MAX_M = 10: at k = m the start's rounding 
 k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so beyond START_LATER_M non-zero σ the start moves
 START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start and ~1.3 s for the four rays of (5, 5), σ_max 10);
 at k = m = 12 the latest start the count tables allow (ŝ = 16; 20 needs 8.9e7 strip pairs) left equal spectra
-σ = 10–100 1e-8 – 4e-8 off (measured 2026-11-29), above the goal, so m = 11, 12 are not taken.
+σ = 10–100 1e-8 – 4e-8 off (measured 2026-11-29), above the goal, so m = 11, 12 are not taken. What limits m = 12 is
+the right-hand side, not the start: the error is the same at rtol 1e-11 and 1e-13 and for absolute tolerances
+0.1–3 of the step tolerance, a start disturbed by ε in any one component moves log F by ≤ 4e-13, and the error grows
+steadily along the ray (σ = 10·1₁₂ from ŝ = 16: 2.8e-12 at s·σ = 2.7, 1.7e-9 at 5, 2.2e-8 at 10). Against finite
+differences of the count start, the sweep's dz/ds of the deepest components is off by a factor 2 at ŝ = 16 (k = m = 12;
+1.5e-6 at k = m = 10): they are tiny differences of far larger terms, and their rounding drives the second solution.
+The rounding probe disturbs the start only, so it does not see this: at m = 12 the figure was 86 times below the
+error (σ = 10·1₁₂), and two clusters (6, 6) from ŝ = 12 were 1e-4 off (σ = (3⁶, 1⁶), against the mpmath series).
+At m ≤ 10 (the regime) the spread between starts ŝ = 12 and 16 stays below half the figure on every cluster
+structure tried ((9, 1) … (2, 2, 2, 2, 2), σ_max = 10–100, worst 0.41 at (9, 1), σ_max = 10; 2026-11-29).
+Reaching m = 12 needs the deep components' right-hand side in extended precision (a double-double sweep with exact
+block inverses and coefficients), not a later start.
 """
 from __future__ import annotations
 
@@ -149,7 +160,7 @@ MAX_START_PAIRS = 6e7
 ODE_TOL_FACTOR = 0.03
 ODE_TOL_FLOOR = 3e-14
 #: DOP853's absolute tolerance relative to the step tolerance times |z_∅(s₀)| of the state scaled by s^{−d} (module
-#: docstring, "Integration"): k = m = 10 equal spectra σ = 3–300 ran 1.2–2.6 times faster than with 0, as accurate.
+#: docstring, "Integration"): k = m = 10 equal spectra σ = 1–300 ran 1.0–2.6 times faster than with 0, as accurate.
 ATOL_REL = 3e-3
 #: Rounding probe (as holonomic, at the start only): relative disturbance of the start's components, number of probe
 #: runs, safety factor, and the largest response read as linear in NOISE.
@@ -1013,9 +1024,11 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
         gerr = (SAFETY * graw + SAFETY_NOISE * ((u / NOISE) * gresp if linear else np.inf)
                 + holonomic.INIT_TOL + ROUNDING * (1.0 + float(np.max(np.abs(grad)))))
     if l1 > 0.0:
-        var, fourth = tie_expansion.moment_bounds(l1, _moment_bound(runs, 2), _moment_bound(runs, 4))
+        var, fourth, sixth = tie_expansion.moment_bounds(l1, _moment_bound(runs, 2), _moment_bound(runs, 4),
+                                                         _moment_bound(runs, 6))
         kappa5 = tie_expansion.fifth_cumulant(mom) if 5 in mom else 0.0
-        err += tie_expansion.remainder(l1, order, var, fourth, kappa5) + slack
+        kappa6 = tie_expansion.sixth_cumulant(mom) if 6 in mom else 0.0
+        err += tie_expansion.remainder(l1, order, var, fourth, kappa5, sixth, kappa6) + slack
         gerr += tie_expansion.gradient_remainder(l1, var, fourth, ray.curvature is not None) + slack
     return v, err, grad, gerr
 

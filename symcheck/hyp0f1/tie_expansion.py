@@ -18,34 +18,42 @@ over tuples λ = (λ_c) of partitions with Σ|λ_c| = j, m_λ the monomial symme
 orbit moment ⟨∏_c t_c^{λ_c}⟩ of :mod:`symcheck.hyp0f1.confluent` (1) at σ⁰ (the multinomial expansion of Xʲ
 grouped by the orbits of the exponent vectors; tuples with m_{λ_c}(d_c) = 0 drop, e.g. λ_c = (1) and every
 cluster with d_c = 0). The confluent system supplies M(λ) where each |λ_c| ≤ p_c + 1 (p_c the cluster's size):
-degree j inside a cluster needs p_c ≥ j − 1, so n = 6 where every cluster that moves has p_c ≥ 4, n = 5 where they
-have p_c ≥ 3, else n = 4 (at p_c = 2, d_c = (δ, −δ) and E(t₁ − t₂)⁴ needs M((4))). At n = 6 the κ₅ term joins (1):
-κ₅ = E X⁵ − 10 E X³ E X².
+degree j inside a cluster needs p_c ≥ j − 1, so n = 7 where every cluster that moves has p_c ≥ 5, n = 6 where they
+have p_c ≥ 4, n = 5 where they have p_c ≥ 3, else n = 4 (at p_c = 2, d_c = (δ, −δ) and E(t₁ − t₂)⁴ needs M((4))).
+At n = 6 the κ₅ term joins (1), at n = 7 the κ₆ term: κ₅ = E X⁵ − 10 E X³ E X², κ₆ = E X⁶ − 15 E X⁴ E X² − 10 (E X³)²
++ 30 (E X²)³.
 
 Remainder. At every θ, X lies in [−‖d‖₁, ‖d‖₁] (|tᵢ| ≤ 1), an interval of length ℓ = 2‖d‖₁, so its central
 moments μ_q (about μ = E X) obey |X − μ| ≤ ℓ, μ₂ ≤ ℓ²/4 (Popoviciu 1935), |μ_{q+1}| ≤ ℓμ_q for even q and
 |μ₃| ≤ √(μ₂μ₄) (Cauchy–Schwarz). Along the segment d/dθ E f = Cov(f, X), so
 
-    μ₂' = μ₃,    μ₄' = μ₅ − 4μ₂μ₃.
+    μ₂' = μ₃,    μ₄' = μ₅ − 4μ₂μ₃,    μ₆' = μ₇ − 6μ₂μ₅.
 
 The first, with |μ₃| ≤ ℓμ₂, gives by Grönwall's inequality μ₂(θ) ≤ V := min(ℓ²/4, μ₂(0)e^ℓ) on [0, 1]. Where the
 system holds the degree-4 moments (n ≥ 5), the second bounds μ₄: with w = √μ₄, w' ≤ (ℓ/2)w + 2V^{3/2}, so
 μ₄(θ) ≤ W := min(ℓ²V, [e^{ℓ/2}(√μ₄(0) + 2V^{3/2})]²) (elsewhere W = ℓ²V); then μ₂ ≤ μ₂(0) + sup|μ₃| ≤ μ₂(0) + √(VW)
-tightens V, and the two are refined in turn (:func:`moment_bounds`; each round a valid bound). W is the gain: μ₄(0)
-≈ 3μ₂(0)² is far below ℓ²μ₂ when the tilted law is concentrated (large σ). The cumulants along the segment are then
+tightens V. Where the system holds the degree-6 moments too (n = 7), the third bounds μ₆ the same way: with
+u = √μ₆, |μ₇| ≤ ℓμ₆ and |μ₅| ≤ √(μ₄μ₆), u' ≤ (ℓ/2)u + 3V√W, so μ₆(θ) ≤ U := min(ℓ²W, [e^{ℓ/2}(√μ₆(0) + 3V√W)]²)
+(elsewhere U = ℓ²W), and μ₄ ≤ μ₄(0) + sup|μ₅| + 4V sup|μ₃| ≤ μ₄(0) + √(WU) + 4V√(VW) tightens W. The bounds are
+refined in turn (:func:`moment_bounds`; each round a valid bound). W and U are the gain: μ₄(0) ≈ 3μ₂(0)² and μ₆(0) ≈
+15μ₂(0)³ are far below ℓ²μ₂ and ℓ⁴μ₂ when the tilted law is concentrated (large σ). With |μ₃| ≤ √(VW) and
+|μ₅| ≤ min(ℓW, √(WU)) =: B₅ the cumulants along the segment are then
 
-    |κ₄| = |μ₄ − 3μ₂²| ≤ max(W, 3V²),   |κ₅| = |μ₅ − 10μ₃μ₂| ≤ ℓW + 10V^{3/2}√W,
-    |κ₆| = |μ₆ − 15μ₄μ₂ − 10μ₃² + 30μ₂³| ≤ max(ℓ²W + 30V³, 25VW),                                               (3)
+    |κ₄| = |μ₄ − 3μ₂²| ≤ max(W, 3V²),   |κ₅| = |μ₅ − 10μ₃μ₂| ≤ B₅ + 10V^{3/2}√W,
+    |κ₆| = |μ₆ − 15μ₄μ₂ − 10μ₃² + 30μ₂³| ≤ max(U + 30V³, 25VW),
+    |κ₇| = |μ₇ − 21μ₅μ₂ − 35μ₄μ₃ + 210μ₃μ₂²| ≤ ℓU + 21VB₅ + 35W√(VW) + 210V²√(VW),                            (3)
 
-and the remainder of (1) is at most max(W, 3V²)/24 (n = 4), (ℓW + 10V^{3/2}√W)/120 (n = 5), or at n = 6 the smaller
-of the κ₆ bound over 720 and the n = 5 bound plus |κ₅(0)|/120 (:func:`remainder`). With W = ℓ²V these are the bounds
-of the first version (ℓ²V/24 and 3.5ℓ³V/120 at most). μ₂(0) = E X² and μ₄(0) = E X⁴ come from the same moments as
-the terms; they enter with twice the largest value of the ray's runs (whose spread is the ray's error, far below
+and the remainder of (1) is at most max(W, 3V²)/24 (n = 4), (B₅ + 10V^{3/2}√W)/120 (n = 5), at n = 6 the smaller
+of the κ₆ bound over 720 and the n = 5 bound plus |κ₅(0)|/120, at n = 7 the smaller of the κ₇ bound over 5040 and the
+n = 6 bound plus |κ₆(0)|/720 (:func:`remainder`). With W = ℓ²V these are the bounds of the first version (ℓ²V/24 and
+3.5ℓ³V/120 at most). μ₂(0) = E X², μ₄(0) = E X⁴ and μ₆(0) = E X⁶ come from the same moments as the terms; they enter
+with twice the largest value of the ray's runs (whose spread is the ray's error, far below
 that; where the runs differ by more than MOMENT_SPREAD, relative, :mod:`confluent` takes the worst cases instead), so
 the bound is proven given them. Measured (2026-11-29, k = 8, two clusters of four 0.5 % apart): σ_max = 30, the
-remainder 2.6e-4 → 7.2e-9; σ_max = 10, 4.3e-6 → 5.1e-10. At the goal table's near clusters (consecutive σ 1e-4
-apart, k = 8, σ_max = 30: ‖d‖₁ ≈ 0.016) the worst case V = ℓ²/4 alone gives 2.4e-10; the first-order band of
-:mod:`near_equal` would be ‖d‖₁²/4 = 6e-5.
+remainder 2.6e-4 → 7.2e-9; σ_max = 10, 4.3e-6 → 5.1e-10; k = 10, two clusters of five 0.5 % apart (n = 7 with U
+against n = 6 with U = ℓ²W): σ_max = 10, 8.2e-9 → 2.1e-11, σ_max = 30, 2.4e-7 → 7.1e-11. At the goal table's near
+clusters (consecutive σ 1e-4 apart, k = 8, σ_max = 30: ‖d‖₁ ≈ 0.016) the worst case V = ℓ²/4 alone gives 2.4e-10;
+the first-order band of :mod:`near_equal` would be ‖d‖₁²/4 = 6e-5.
 
 The rounding of the means leaves e_c = Σ_{i∈c} dᵢ ≠ 0 (summed exactly, :func:`math.fsum`): moving each cluster's
 base by e_c/p_c makes the expansion exact again and changes log F by at most Σ|e_c| (every ∂ log F/∂σᵢ lies in
@@ -147,14 +155,14 @@ def expansion_terms(d_by_cluster: list, available) -> tuple[int, list]:
     list of (λ tuple, coefficient) whose moments ``available(λ)`` says the confluent system holds.
 
     ``d_by_cluster`` holds d per cluster (in the confluent system's cluster order). Terms whose coefficient is 0
-    (a cluster that does not move, λ_c = (1)) are dropped; n is the first degree j ≤ 5 with a term the system does
-    not hold, else 6.
+    (a cluster that does not move, λ_c = (1)) are dropped; n is the first degree j ≤ 6 with a term the system does
+    not hold, else 7.
     """
     moving = [c for c, dc in enumerate(d_by_cluster) if np.any(dc != 0.0)]
     r = len(d_by_cluster)
     terms: dict = {}
-    n = 6
-    for j in (2, 3, 4, 5):
+    n = 7
+    for j in (2, 3, 4, 5, 6):
         out = []
         for degrees in itertools.product(range(j + 1), repeat=len(moving)):
             if sum(degrees) != j or 1 in degrees:  # m_(1)(d_c) = Σ_{i∈c} dᵢ = 0
@@ -178,7 +186,8 @@ def expansion_terms(d_by_cluster: list, available) -> tuple[int, list]:
 
 
 def correction(moments: dict) -> float:
-    """κ₂/2 + κ₃/6 + κ₄/24 + κ₅/120 of (1) from ``moments[j]`` = E Xʲ at the tied point (those present; E X = 0)."""
+    """κ₂/2 + κ₃/6 + κ₄/24 + κ₅/120 + κ₆/720 of (1) from ``moments[j]`` = E Xʲ at the tied point (those present;
+    E X = 0)."""
     m2 = moments.get(2, 0.0)
     out = m2 / 2.0
     if 3 in moments:
@@ -187,6 +196,8 @@ def correction(moments: dict) -> float:
         out += (moments[4] - 3.0 * m2 * m2) / 24.0
     if 5 in moments:
         out += fifth_cumulant(moments) / 120.0
+    if 6 in moments:
+        out += sixth_cumulant(moments) / 720.0
     return out
 
 
@@ -195,35 +206,58 @@ def fifth_cumulant(moments: dict) -> float:
     return moments[5] - 10.0 * moments[3] * moments[2]
 
 
-def moment_bounds(l1: float, var0: float, fourth0: float | None = None) -> tuple[float, float]:
-    """(V, W) of (3): bounds on the variance μ₂ and the fourth central moment μ₄ of X along the segment, from
-    ‖d‖₁ = ``l1``, a bound ``var0`` on μ₂ at the tied point and, where the moments hold it, a bound ``fourth0`` on μ₄
-    there (inf, NaN or None: the worst cases ℓ²/4 and ℓ²V)."""
+def sixth_cumulant(moments: dict) -> float:
+    """κ₆ = E X⁶ − 15 E X⁴ E X² − 10 (E X³)² + 30 (E X²)³ at the tied point (E X = 0) from ``moments``."""
+    m2 = moments[2]
+    return moments[6] - 15.0 * moments[4] * m2 - 10.0 * moments[3] ** 2 + 30.0 * m2**3
+
+
+def moment_bounds(l1: float, var0: float, fourth0: float | None = None,
+                  sixth0: float | None = None) -> tuple[float, float, float]:
+    """(V, W, U) of (3): bounds on the central moments μ₂, μ₄ and μ₆ of X along the segment, from ‖d‖₁ = ``l1`` and
+    bounds ``var0``, ``fourth0``, ``sixth0`` on μ₂, μ₄, μ₆ at the tied point where the moments hold them (inf, NaN or
+    None: the worst cases ℓ²/4, ℓ²V and ℓ²W). Each round takes the smaller of a bound and one derived from the
+    previous round's (valid) bounds, so every round's bounds are valid."""
     ell = 2.0 * l1
     var = ell * ell / 4.0
     if var0 >= 0.0 and math.isfinite(var0):
         var = min(var, var0 * math.exp(ell))
     if fourth0 is None or not (fourth0 >= 0.0 and math.isfinite(fourth0)) or not (var0 >= 0.0 and math.isfinite(var0)):
-        return var, ell * ell * var
+        return var, ell * ell * var, ell**4 * var
+    have_sixth = sixth0 is not None and sixth0 >= 0.0 and math.isfinite(sixth0)
     growth = math.exp(ell / 2.0)
-    for _ in range(BOUND_ROUNDS):
-        fourth = min(ell * ell * var, (growth * (math.sqrt(fourth0) + 2.0 * var**1.5)) ** 2)
+    fourth = ell * ell * var
+    sixth = ell * ell * fourth
+    for _ in range(BOUND_ROUNDS + 1):
+        fourth = min(fourth, ell * ell * var, (growth * (math.sqrt(fourth0) + 2.0 * var**1.5)) ** 2)
+        sixth = min(sixth, ell * ell * fourth)
+        if have_sixth:
+            sixth = min(sixth, (growth * (math.sqrt(sixth0) + 3.0 * var * math.sqrt(fourth))) ** 2)
+            fourth = min(fourth, fourth0 + math.sqrt(fourth * sixth) + 4.0 * var * math.sqrt(var * fourth))
         var = min(var, var0 + math.sqrt(var * fourth))
-    return var, min(ell * ell * var, (growth * (math.sqrt(fourth0) + 2.0 * var**1.5)) ** 2)
+    return var, fourth, sixth
 
 
-def remainder(l1: float, n: int, var: float, fourth: float, kappa5: float = 0.0) -> float:
-    """Bound (3) on the remainder of (1) at order n ∈ {4, 5, 6} for ‖d‖₁ = ``l1`` and (V, W) = (``var``,
-    ``fourth``) of :func:`moment_bounds`; at n = 6 the smaller of the κ₆ bound and the κ₅ bound plus the κ₅ term
-    |``kappa5``|/120 (the expansion one order shorter)."""
+def remainder(l1: float, n: int, var: float, fourth: float, kappa5: float = 0.0, sixth: float | None = None,
+              kappa6: float = 0.0) -> float:
+    """Bound (3) on the remainder of (1) at order n ∈ {4, 5, 6, 7} for ‖d‖₁ = ``l1`` and (V, W, U) = (``var``,
+    ``fourth``, ``sixth``) of :func:`moment_bounds` (U = ℓ²W where not given); at n = 6 and 7 the smaller of the
+    κ_n bound and the bound one order lower plus the term that order omits, |``kappa5``|/120 or |``kappa6``|/720."""
     ell = 2.0 * l1
+    if sixth is None:
+        sixth = ell * ell * fourth
     if n == 4:
         return max(fourth, 3.0 * var * var) / 24.0
-    fifth = (ell * fourth + 10.0 * var**1.5 * math.sqrt(fourth)) / 120.0
+    mu3 = math.sqrt(var * fourth)  # |μ₃| ≤ √(μ₂μ₄)
+    mu5 = min(ell * fourth, math.sqrt(fourth * sixth))  # |μ₅| ≤ ℓμ₄ and ≤ √(μ₄μ₆)
+    fifth = (mu5 + 10.0 * var * mu3) / 120.0
     if n == 5:
         return fifth
-    sixth = max(ell * ell * fourth + 30.0 * var**3, 25.0 * var * fourth) / 720.0
-    return min(sixth, fifth + abs(kappa5) / 120.0)
+    six = min(max(sixth + 30.0 * var**3, 25.0 * var * fourth) / 720.0, fifth + abs(kappa5) / 120.0)
+    if n == 6:
+        return six
+    seventh = (ell * sixth + 21.0 * var * mu5 + 35.0 * fourth * mu3 + 210.0 * var * var * mu3) / 5040.0
+    return min(seventh, six + abs(kappa6) / 720.0)
 
 
 def gradient_terms(d_by_cluster: list, available) -> list | None:
