@@ -328,14 +328,17 @@ def _former_cluster_rule(monkeypatch):
 
 
 def test_planted_holonomic_without_safety_factor_fails(monkeypatch):
-    """Safety factors 1 (the raw ray and Richardson estimates) and no rounding probe: three nearly equal σ at
-    k = 3, under the former cluster rule, come back with figures below their true error."""
+    """The battery catches holonomic figures made 100 times too small (SAFETY, SAFETY_TIGHT and SAFETY_NOISE
+    divided by 100) on four nearly equal σ at k = 4 under the former cluster rule, and holds with the shipped
+    factors. (The plant first set the factors to 1 on three nearly equal σ at k = 3, which came back below their
+    true error on the machines of 2026-11-28; on an AMD Zen 5 machine (2026-11-29) the raw estimates held there and
+    the worst true / figure with the factors was 0.018: whether the raw estimates hold depends on the machine's
+    rounding, so the plant is the one that fails on any.)"""
     _former_cluster_rule(monkeypatch)
-    refs = _k3_near_cluster_refs()
+    refs = _k4_near_equal_refs()
     assert not _violations(refs, "holonomic")
-    monkeypatch.setattr(holonomic, "SAFETY", 1.0)
-    monkeypatch.setattr(holonomic, "SAFETY_TIGHT", 1.0)
-    monkeypatch.setattr(holonomic, "SAFETY_NOISE", 0.0)
+    for name in ("SAFETY", "SAFETY_TIGHT", "SAFETY_NOISE"):
+        monkeypatch.setattr(holonomic, name, getattr(holonomic, name) / 100.0)
     assert _violations(refs, "holonomic")
 
 
