@@ -77,7 +77,7 @@ def render(ctx) -> str:
         source = r["source"] if r["derived_bound"] is None else f"proven (bound {r['derived_bound']:.2e})"
         used = r["measured_max"] / r["budget"]
         lines.append(f"| {r['label']} | {_options(r['options'])} | {r['region']} | {r['n_points']} | "
-                     f"{r['budget']:.0e} | {source} | {r['measured_max']:.2e} | {used:.0%} | {where} |")
+                     f"{r['budget']:.2g} | {source} | {r['measured_max']:.2e} | {used:.0%} | {where} |")
     lines.append("")
     lines.append("*used* = measured max / budget (≤ 100 % is enforced; measured budgets are ≥ 50 % used). Not "
                  "budgeted: `mc` (its error is its standard error, checked by the claims), the holonomic method "
