@@ -7,10 +7,12 @@ shape, `near ties` (two clusters of consecutive values 0.1 % of σ_max apart), e
 only. Budgets marked
 *proven* are the zonal series' rigorous truncation-plus-rounding bound, rounded up; *measured* ones
 are the worst error found on the region's reference points, rounded up to one significant digit
-(at most ×2), so they document the method (how far eq. (7) of Moore 2016 is off, for instance)
-rather than promise anything beyond the grid. `tests/test_hyp0f1_budget.py` enforces every row at
-every stored reference point, and fails when a measured budget is more than twice the worst error
-(it must then be re-measured, not kept wide). References: the stored ≥ 30-digit values of
+(at most ×2), or, where that worst is rounding (within a few ulps of the region's largest value, and
+machine-dependent), a number above every machine's measurement within twice that rounding floor; so
+they document the method (how far eq. (7) of Moore 2016 is off, for instance) rather than promise
+anything beyond the grid. `tests/test_hyp0f1_budget.py` enforces every row at every stored reference
+point, and fails when a measured budget is more than twice the worst error or the rounding floor (it
+must then be re-measured, not kept wide). References: the stored ≥ 30-digit values of
 `symcheck.hyp0f1.reference_data`, whose provenance banner is printed below.
 """
 
