@@ -115,13 +115,17 @@ the right-hand side, not the start: the error is the same at rtol 1e-11 and 1e-1
 0.1–3 of the step tolerance, a start disturbed by ε in any one component moves log F by ≤ 4e-13, and the error grows
 steadily along the ray (σ = 10·1₁₂ from ŝ = 16: 2.8e-12 at s·σ = 2.7, 1.7e-9 at 5, 2.2e-8 at 10). Against finite
 differences of the count start, the sweep's dz/ds of the deepest components is off by a factor 2 at ŝ = 16 (k = m = 12;
-1.5e-6 at k = m = 10): they are tiny differences of far larger terms, and their rounding drives the second solution.
-The rounding probe disturbs the start only, so it does not see this: at m = 12 the figure was 86 times below the
-error (σ = 10·1₁₂), and two clusters (6, 6) from ŝ = 12 were 1e-4 off (σ = (3⁶, 1⁶), against the mpmath series).
-At m ≤ 10 (the regime) the spread between starts ŝ = 12 and 16 stays below half the figure on every cluster
-structure tried ((9, 1) … (2, 2, 2, 2, 2), σ_max = 10–100, worst 0.41 at (9, 1), σ_max = 10; 2026-11-29).
-Reaching m = 12 needs the deep components' right-hand side in extended precision (a double-double sweep with exact
-block inverses and coefficients), not a later start.
+1.5e-6 at k = m = 10), and that error drives the second solution. Its source is the float64 assembly
+(:func:`_assemble`): the coefficients are sums with cancellation, and assembled in exact rationals one cluster of 12
+has 5712 of them where float64 has 6816 (1104 rounding residues up to 2.4e-13 where the exact value is 0, and the
+others up to 5e-10 off, relative). The exact coefficients rounded once to float64, with this float64 sweep, left the
+deepest dz/ds 4e-4 off and σ = 10·1₁₂ from ŝ = 16 7.5e-12 off Weyl's formula (an experiment, 2026-11-29; sweeping
+exactly changes nothing, the sweep's arithmetic is not the cause). The rounding probe disturbs the start only, so
+it does not see this: at m = 12 the figure was 86 times below the error (σ = 10·1₁₂), and two clusters (6, 6) from
+ŝ = 12 were 1e-4 off (σ = (3⁶, 1⁶), against the mpmath series). At m ≤ 10 (the regime) the spread between starts
+ŝ = 12 and 16 stays below half the figure on every cluster structure tried ((9, 1) … (2, 2, 2, 2, 2), σ_max =
+10–100, worst 0.41 at (9, 1), σ_max = 10; 2026-11-29). Reaching m = 12 needs an exact (rational) assembly, not a
+later start.
 """
 from __future__ import annotations
 

@@ -87,10 +87,10 @@ import numpy as np
 from symcheck.hyp0f1.partitions import partitions
 
 __all__ = ["BOUND_ROUNDS", "correction", "expansion_terms", "fifth_cumulant", "gradient_remainder", "gradient_terms",
-           "moment_bounds", "monomial_sum", "remainder", "split"]
+           "moment_bounds", "monomial_sum", "remainder", "sixth_cumulant", "split"]
 
-#: Rounds of the alternating refinement of V and W in :func:`moment_bounds` (each a valid bound; three settle them to
-#: a few per cent).
+#: Rounds of the alternating refinement of V, W (and U) in :func:`moment_bounds`, plus one (each a valid bound; three
+#: settle them to a few per cent).
 BOUND_ROUNDS = 3
 
 
