@@ -104,10 +104,10 @@ error estimate below it) replaces the first term, as holonomic's general estimat
 
 Regime (:func:`confluent_reason`): at least one cluster of two or more values, each less than GAP (relative) from
 the next (so distinct clusters are at least GAP apart: closer values would make the cross coefficients
-1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ, Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near
-ties add :mod:`tie_expansion`'s remainder bounds (value and gradient, the latter expanded to second order) and the
-rounding of the means to the figures. MAX_M = 10: at k = m the start's rounding is amplified by up to
-k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so beyond START_LATER_M non-zero σ the start moves
+1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ (beyond LARGE_M only at k = m), Σσ ≤
+MAX_SIGMA_SUM, and a step budget. Near ties add :mod:`tie_expansion`'s remainder bounds (value and gradient, the
+latter expanded to second order) and the rounding of the means to the figures. At k = m the start's rounding is
+amplified by up to k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so beyond START_LATER_M non-zero σ the start moves
 START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start and ~1.3 s for the four rays of (5, 5), σ_max 10).
 At m ≤ 10 the spread between starts ŝ = 12 and 16 stays below a fifth of the figure on every cluster structure
 tried ((9, 1) … (2, 2, 2, 2, 2), σ_max = 10–100, worst 0.23 at (9, 1), σ_max = 10; 2026-11-29).
@@ -128,10 +128,17 @@ t_j⁵ in another): every candidate relation outside the chosen square set then 
 (5, 5) (≤ 9e-9 now; the test of that file), the chosen ones reached the state's derivatives only at m ≥ 11 ((6, 5),
 (5, 5, 1), (4, 4, 3), (6, 6): the deepest dz/ds off by up to 1e3·z_∅, now ≤ 1e-8·z_∅ against finite differences of
 the count start), and the values of the regime moved by ≤ 7e-13 (the goal table's confluent rows).
-m = 11, 12 are not taken for their cost: at k = m = 12, two clusters σ = (10⁶, (10/3)⁶), starts ŝ = 12, 14, 16 agree
-within 3.4e-11 (log F = 24.902302122 9; saddle-point importance sampling 24.85 ± 0.04, k̂ 0.82), but from ŝ = 12 a
-ray at the fine tolerance needs more than 2·10⁶ evaluations, from ŝ = 14 577 000, and the count start at ŝ = 16 takes
-11.8 s (2026-11-29).
+m = 11, 12 (MAX_M = 12, beyond LARGE_M = 10) start at START_LARGE = 14 with the absolute tolerance ATOL_REL_LARGE =
+0.3 of the step tolerance, for cost: at k = m = 12, two clusters σ = (10⁶, (10/3)⁶), the count start takes ~2 s at
+ŝ = 14 and ~8 s at ŝ = 16, and a fine ray from ŝ = 14 577 000 evaluations at ATOL_REL, 50 000 at 0.3 (from ŝ = 12
+more than 2·10⁶ at ATOL_REL, 231 000 at 0.3); starts ŝ = 12, 14, 16 and both tolerances agree within 4e-11 (log F =
+24.9023021229; saddle-point importance sampling 24.85 ± 0.04, k̂ 0.82). The coarse run's absolute tolerance is COARSE
+times looser too, so the figure sees what the looser tolerance costs. Measured 2026-11-29 against Weyl's formula,
+equal spectra σ = 1–100: k = m = 12 ≤ 2.7e-11 off (ratio true / figure ≤ 0.04; 8–12 s a row), k = m = 11 ≤ 2.3e-11
+(≤ 0.005); (6, 6) at σ = (2⁶, (2/3)⁶), (3⁶, 1⁶) ≤ 2.2e-15 off the float64 series; (6, 5) at k = 11 from ŝ = 12, 14,
+16 within 0.01 of the smallest figure. With the float64 assembly σ = 10·1₁₂ was 6.3e-8 off with a figure 9.9e-10
+(a planted test). At k > m the rays beyond LARGE_M are too long ((6, 6) at k = 14: more than 400 000 evaluations from
+every start ŝ = 12–16), so m > LARGE_M is taken only at k = m.
 """
 from __future__ import annotations
 
@@ -166,6 +173,12 @@ START_FULL_RANK = 12.0
 #: ŝ = 12 were 1.5e-10 off, from ŝ = 16 ≤ 2.7e-11 (σ = 3–100, against Weyl's formula in mpmath).
 START_LATER_M = 8
 START_LATER = 4.0
+#: Beyond LARGE_M non-zero σ (m = 11, 12) the start is START_LARGE and the absolute tolerance ATOL_REL_LARGE (module
+#: docstring, "Assembly"): at k = m = 12, σ = (10⁶, (10/3)⁶), the count start takes ~2 s at ŝ = 14 and ~8 s at 16, and
+#: the fine ray from ŝ = 14 577 000 evaluations at ATOL_REL, 119 000 at 3e-2, 50 000 at 0.3 (values within 4e-12).
+LARGE_M = 10
+START_LARGE = 14.0
+ATOL_REL_LARGE = 0.3
 #: Largest strip-pair table the count start may build (holonomic tables: ~48 bytes a pair).
 MAX_START_PAIRS = 6e7
 #: DOP853's global error on log F came out 5–50 times its local rtol: step tolerance factor, and its floor.
@@ -186,7 +199,7 @@ MOMENT_SPREAD = 0.1
 #: Largest dense table of partition tuples (∏ over clusters of the partitions per cluster).
 MAX_TUPLES = 5e7
 #: Most non-zero σ the route takes (module docstring, "Regime").
-MAX_M = 10
+MAX_M = 12
 #: Consecutive non-zero σ less than this apart (relative to the larger) form one cluster (its mean, and the tie
 #: expansion); clusters are therefore at least GAP apart. Zeros drop.
 GAP = 1e-2
@@ -1036,8 +1049,9 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
         z0 = z0 * (1.0 + noise * np.array([holonomic._noise_sign(q, -1, salt) for q in range(z0.shape[0])]))
     ray.evals = 0
     stol = _step_tol(tol) * coarse
+    atol_rel = ATOL_REL_LARGE if int(np.sum(ray.sizes)) > LARGE_M else ATOL_REL
     sol = solve_ivp(lambda s, z: ray(s, z) - (d / s) * z, (s0, 1.0), z0, method="DOP853", rtol=stol,
-                    atol=ATOL_REL * stol * abs(z0[0]))
+                    atol=atol_rel * stol * abs(z0[0]))
     z1 = sol.y[:, -1]
     if not sol.success or not z1[0] > 0.0:
         raise RuntimeError(f"the confluent ray lost all accuracy ({sol.message}; F = {z1[0]:.3g} at s = 1)")
@@ -1045,9 +1059,12 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
 
 
 def _start(m: int, full: bool) -> float:
-    """ŝ: START (m < k) or START_FULL_RANK (k = m), plus START_LATER beyond START_LATER_M non-zero σ, lowered in
-    steps of 2 until the series table fits."""
-    s_hat = (START_FULL_RANK if full else START) + (START_LATER if m > START_LATER_M else 0.0)
+    """ŝ: START (m < k) or START_FULL_RANK (k = m), plus START_LATER beyond START_LATER_M non-zero σ, START_LARGE
+    beyond LARGE_M, lowered in steps of 2 until the series table fits."""
+    if m > LARGE_M:
+        s_hat = START_LARGE
+    else:
+        s_hat = (START_FULL_RANK if full else START) + (START_LATER if m > START_LATER_M else 0.0)
     while s_hat > 2.0 and series._count_pairs(m, holonomic._initial_degree(m, s_hat), MAX_START_PAIRS) \
             > MAX_START_PAIRS:
         s_hat -= 2.0
@@ -1134,6 +1151,9 @@ def confluent_reason(flat: np.ndarray, k: int) -> np.ndarray:
         vals = tie_expansion.split(keep, GAP)[0]
         if keep.size > MAX_M:
             out[r] = (f"the confluent route takes at most {MAX_M} non-zero singular values; this row has {keep.size}")
+        elif LARGE_M < keep.size < k:
+            out[r] = (f"the confluent route takes more than {LARGE_M} non-zero singular values only at full rank "
+                      f"(k = m; its rays at k > m need too many steps); this row has {keep.size} at k = {k}")
         elif keep.sum() > MAX_SIGMA_SUM:
             out[r] = (f"the confluent route takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its step "
                       f"count grows with it); this row sums to {keep.sum():.3g}: use method='formal' or 'asymptotic'")

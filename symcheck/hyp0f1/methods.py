@@ -423,6 +423,9 @@ register(Method(
 #: at m = 8: a few seconds at most a row). k = m = 8, two clusters at σ_max = 100 needs ~20 000 from ŝ = 12 and
 #: ~160 000 from the second start ŝ = 8, so auto leaves such rows to the formal series (measured 2026-11-28).
 AUTO_CONFLUENT_EVALS = 40_000
+#: Beyond confluent.LARGE_M non-zero σ (m = 11, 12): two clusters of six at k = 12, σ_max = 10 and 30, need 50 000 and
+#: 60 000 evaluations a run (~36 µs each; ~9–10 s a row with the count start, measured 2026-11-29).
+AUTO_CONFLUENT_EVALS_LARGE = 80_000
 
 
 def _confluent_options(opts: dict) -> dict:
@@ -442,8 +445,19 @@ def _confluent_call(fn, flat, k, rtol, max_evals):
 
 
 def _tied_rows(flat: np.ndarray, k: int) -> np.ndarray:
-    """Rows in the confluent regime (a tie or near tie among at most confluent.MAX_M non-zero σ)."""
-    return confluent.confluent_reason(flat, k) == ""
+    """Rows in the confluent regime (a tie or near tie among at most confluent.MAX_M non-zero σ) with at most
+    confluent.LARGE_M non-zero σ."""
+    return (confluent.confluent_reason(flat, k) == "") & (_nonzero_count(flat) <= confluent.LARGE_M)
+
+
+def _tied_rows_large(flat: np.ndarray, k: int) -> np.ndarray:
+    """Rows in the confluent regime with more than confluent.LARGE_M non-zero σ."""
+    return (confluent.confluent_reason(flat, k) == "") & (_nonzero_count(flat) > confluent.LARGE_M)
+
+
+def _nonzero_count(flat: np.ndarray) -> np.ndarray:
+    """Non-zero σ per row as the confluent route counts them (holonomic.nonzero_sorted)."""
+    return np.array([holonomic.nonzero_sorted(row).size for row in flat], dtype=np.int64)
 
 
 register(Method(
@@ -462,7 +476,10 @@ register(Method(
     check_options=_confluent_options,
     auto=(AutoStep(49, _tied_rows, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS}, row_by_row=True,
                    scope=f"equal or nearly equal non-zero σ (clusters of values less than {confluent.GAP:g} apart, "
-                         f"relative), 2 to {confluent.MAX_M} non-zero"),),
+                         f"relative), 2 to {confluent.LARGE_M} non-zero"),
+          AutoStep(49, _tied_rows_large, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS_LARGE}, row_by_row=True,
+                   scope=f"equal or nearly equal non-zero σ (clusters of values less than {confluent.GAP:g} apart, "
+                         f"relative), {confluent.LARGE_M + 1} to {confluent.MAX_M} non-zero at k = m")),
 ))
 
 
