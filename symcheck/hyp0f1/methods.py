@@ -423,8 +423,8 @@ register(Method(
 #: at m = 8: a few seconds at most a row). k = m = 8, two clusters at σ_max = 100 needs ~20 000 from ŝ = 12 and
 #: ~160 000 from the second start ŝ = 8, so auto leaves such rows to the formal series (measured 2026-11-28).
 AUTO_CONFLUENT_EVALS = 40_000
-#: Beyond confluent.LARGE_M non-zero σ (m = 11, 12): two clusters of six at k = 12, σ_max = 10 and 30, need 50 000 and
-#: 60 000 evaluations a run (~36 µs each; ~9–10 s a row with the count start, measured 2026-11-29).
+#: Beyond confluent.LARGE_M non-zero σ (m = 11, 12): two clusters of six at k = 12, σ_max = 10 and 30, need 39 000 and
+#: 49 000 evaluations a run (~36 µs each; 8–9.5 s a row with the count start, measured 2026-11-29).
 AUTO_CONFLUENT_EVALS_LARGE = 80_000
 
 
