@@ -158,12 +158,14 @@ def test_two_clusters_of_5_at_k_10_against_the_series_bound():
     assert abs(value[0] - ref) <= error[0] + ref_err
 
 
-def test_two_clusters_of_6_at_k_12_against_the_series_bound():
-    """(6, 6) at k = m = 12, σ = (3⁶, 1⁶): m = 12 beyond LARGE_M (start ŝ = 14, ATOL_REL_LARGE), against the float64
-    zonal series with its proven bound (measured 8.9e-16 off)."""
-    sig = np.concatenate([np.full(6, 3.0), np.full(6, 1.0)])
-    ref, ref_err = log_hyp0f1(sig, 12, method="series", return_error=True)
-    value, error = confluent.log_hyp0f1_confluent(sig[None], 12)
+@pytest.mark.parametrize("sizes", [(6, 6), (8, 4), (9, 2)])
+def test_two_clusters_beyond_10_against_the_series_bound(sizes):
+    """Two clusters at k = m = 11, 12, σ = (3ᵖ, 1^q): m beyond LARGE_M (start ŝ = 14, ATOL_REL_LARGE), against the
+    float64 zonal series with its proven bound (another algorithm; measured ≤ 2e-14 off on every (p, q), 2026-11-29)."""
+    sig = np.concatenate([np.full(sizes[0], 3.0), np.full(sizes[1], 1.0)])
+    k = sig.size
+    ref, ref_err = log_hyp0f1(sig, k, method="series", return_error=True)
+    value, error = confluent.log_hyp0f1_confluent(sig[None], k)
     assert abs(value[0] - ref) <= error[0] + ref_err
 
 
@@ -178,6 +180,7 @@ def test_auto_takes_tied_rows_at_m_8_to_the_goal():
 @pytest.mark.parametrize("sig, k, needle", [
     (np.full(13, 1.0), 13, "at most 12 non-zero"),
     (np.r_[np.full(11, 1.0), 0.0], 12, "only at full rank"),
+    (np.r_[10.0, 10.0 * 3.0 ** -np.arange(10)], 11, "at most 2 clusters"),
     (np.array([5.0, 3.0, 1.0]), 3, "has none"),
     (np.array([6e3, 6e3, 1.0]), 3, "sum of singular values"),
 ])

@@ -104,11 +104,12 @@ error estimate below it) replaces the first term, as holonomic's general estimat
 
 Regime (:func:`confluent_reason`): at least one cluster of two or more values, each less than GAP (relative) from
 the next (so distinct clusters are at least GAP apart: closer values would make the cross coefficients
-1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ (beyond LARGE_M only at k = m), Σσ ≤
-MAX_SIGMA_SUM, and a step budget. Near ties add :mod:`tie_expansion`'s remainder bounds (value and gradient, the
-latter expanded to second order) and the rounding of the means to the figures. At k = m the start's rounding is
-amplified by up to k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so beyond START_LATER_M non-zero σ the start moves
-START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start and ~1.3 s for the four rays of (5, 5), σ_max 10).
+1/(a_c² − a_d²) of (4) large, not measured), at most MAX_M non-zero σ (beyond LARGE_M only at k = m and in at most
+MAX_CLUSTERS_LARGE clusters), Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near ties add :mod:`tie_expansion`'s remainder
+bounds (value and gradient, the latter expanded to second order) and the rounding of the means to the figures. At
+k = m the start's rounding is amplified by up to k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so
+beyond START_LATER_M non-zero σ the start moves START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start
+and ~1.3 s for the four rays of (5, 5), σ_max 10).
 At m ≤ 10 the spread between starts ŝ = 12 and 16 stays below a fifth of the figure on every cluster structure
 tried ((9, 1) … (2, 2, 2, 2, 2), σ_max = 10–100, worst 0.23 at (9, 1), σ_max = 10; 2026-11-29).
 
@@ -138,8 +139,13 @@ Measured 2026-11-29 against Weyl's formula, equal spectra: k = m = 12, σ = 1–
 figure ≤ 0.04), at 1 ≤ 3.8e-11 (σ = 10–100, ≤ 0.01; 6–11 s a row); k = m = 11 ≤ 2.3e-11 (≤ 0.006); the gradient at
 k = m = 11, 12, σ = 10, 30 ≤ 1.4e-13 off (ratio ≤ 0.004); (6, 6) at σ = (2⁶, (2/3)⁶), (3⁶, 1⁶) ≤ 2.2e-15 off the
 float64 series (the gradient 4.4e-14, figure 1.9e-12); (6, 5) at k = 11 from ŝ = 12, 14, 16 within 0.01 of the
-smallest figure. With the float64 assembly σ = 10·1₁₂ was 6.3e-8 off with a figure 6.8e-10 (a planted test). At k > m the rays beyond LARGE_M are too long ((6, 6) at k = 14: more than 400 000 evaluations from
-every start ŝ = 12–16), so m > LARGE_M is taken only at k = m.
+smallest figure; every two-cluster structure (p, m − p) at k = m = 11, 12, σ = (3ᵖ, 1^{m−p}), within 2e-14 of the
+float64 series (its bound 1.3e-12; figures 3e-12 – 3e-11; 2–18 s a row; 2026-11-29). With the float64 assembly
+σ = 10·1₁₂ was 6.3e-8 off with a figure 6.8e-10 (a planted test). At k > m the rays beyond LARGE_M are too long
+((6, 6) at k = 14: more than 400 000 evaluations from every start ŝ = 12–16), so m > LARGE_M is taken only at
+k = m, and only in at most MAX_CLUSTERS_LARGE clusters: with many clusters of widely spread values the ray runs out
+of its budget ((2, 1⁹) at k = 11, σ = s·10·3⁻ᶜ, c = 0…9: more than MAX_EVALS at s = 2, 3, after ~85 s), and its
+deepest dz/ds was not confirmed there (1.8e-6·z_∅ from finite differences of the count start).
 """
 from __future__ import annotations
 
@@ -159,7 +165,7 @@ from symcheck.hyp0f1.double_double import dd_add, dd_mul, dd_mul_d, dd_recip_int
 from symcheck.hyp0f1.partitions import partitions
 
 __all__ = ["ATOL_REL", "COARSE", "GAP", "MAX_M", "MAX_SIGMA_SUM", "SAFETY", "confluent_reason",
-           "grad_log_hyp0f1_confluent", "log_hyp0f1_confluent"]
+           "grad_log_hyp0f1_confluent", "log_hyp0f1_confluent", "pole_coefficients", "taylor_coefficients"]
 
 #: A ray's global error is checked against a second run at COARSE times its step tolerance (as holonomic).
 COARSE = 16.0
@@ -181,6 +187,10 @@ START_LATER = 4.0
 LARGE_M = 10
 START_LARGE = 14.0
 ATOL_REL_LARGE = 1.0
+#: Beyond LARGE_M non-zero σ, the most clusters (singletons included) the route takes (module docstring, "Regime"):
+#: one or two clusters were measured against Weyl's formula and the series; (2, 1⁹) at k = 11, σ = s·10·3⁻ᶜ, ran out
+#: of MAX_EVALS at s = 1–3 (80–90 s a try).
+MAX_CLUSTERS_LARGE = 2
 #: Largest strip-pair table the count start may build (holonomic tables: ~48 bytes a pair).
 MAX_START_PAIRS = 6e7
 #: DOP853's global error on log F came out 5–50 times its local rtol: step tolerance factor, and its floor.
@@ -634,12 +644,10 @@ class ConfluentSystem:
         # cut the cross terms of rows like α = (t_i^4 in c, t_j^5 in d) at p = 5 (eq. (4)–(5) with wrong coefficients
         # at total degree ≥ 10; the state's derivatives wrong at m = 11, e.g. (6, 5), and moments like
         # M((4), (2, 1, …)) wrong at m = 10).
-        others = np.array([[max((self.rows_alpha[q, j] for j in range(m) if j != self.first[self.rows_c[q]]),
-                                default=0) for q in range(self.rows_alpha.shape[0])]]).ravel() \
-            if self.rows_alpha.shape[0] else np.zeros(0, dtype=np.int64)
-        ai = self.rows_alpha[np.arange(self.rows_alpha.shape[0]), self.first[self.rows_c]] \
-            if self.rows_alpha.shape[0] else np.zeros(0, dtype=np.int64)
-        self.table_order = int(max(max(self.sizes) + 3, int(np.max(ai + others, initial=0)) + 2))
+        lead_at = self.first[self.rows_c]
+        lead = self.rows_alpha[np.arange(lead_at.size), lead_at]
+        rest = np.where(np.arange(m) == lead_at[:, None], 0, self.rows_alpha).max(axis=1, initial=0)
+        self.table_order = int(max(max(self.sizes) + 3, int(np.max(lead + rest, initial=0)) + 2))
         # Sq_c(n) ids and the shift of (3)
         sq_state, sq_c, sq_id = [], [], []
         for q, n in enumerate(self.counts):
@@ -1156,6 +1164,9 @@ def confluent_reason(flat: np.ndarray, k: int) -> np.ndarray:
         elif LARGE_M < keep.size < k:
             out[r] = (f"the confluent route takes more than {LARGE_M} non-zero singular values only at full rank "
                       f"(k = m; its rays at k > m need too many steps); this row has {keep.size} at k = {k}")
+        elif keep.size > LARGE_M and len(vals) > MAX_CLUSTERS_LARGE:
+            out[r] = (f"the confluent route takes more than {LARGE_M} non-zero singular values only in at most "
+                      f"{MAX_CLUSTERS_LARGE} clusters (measured there); this row has {len(vals)}")
         elif keep.sum() > MAX_SIGMA_SUM:
             out[r] = (f"the confluent route takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its step "
                       f"count grows with it); this row sums to {keep.sum():.3g}: use method='formal' or 'asymptotic'")

@@ -479,7 +479,8 @@ register(Method(
                          f"relative), 2 to {confluent.LARGE_M} non-zero"),
           AutoStep(49, _tied_rows_large, {"rtol": 1e-12, "max_evals": AUTO_CONFLUENT_EVALS_LARGE}, row_by_row=True,
                    scope=f"equal or nearly equal non-zero σ (clusters of values less than {confluent.GAP:g} apart, "
-                         f"relative), {confluent.LARGE_M + 1} to {confluent.MAX_M} non-zero at k = m")),
+                         f"relative), {confluent.LARGE_M + 1} to {confluent.MAX_M} non-zero at k = m in at most "
+                         f"{confluent.MAX_CLUSTERS_LARGE} clusters")),
 ))
 
 
