@@ -65,10 +65,10 @@ the formal figure beyond the holonomic one). With the plus rows alone (no even p
 Cost. Each order applies every M_p to one vector at once: the Q(i, S) recursion carried with
 polynomial-in-u coefficients (:func:`_poly_coupling`), O(P·m²·2^m) for P = ``MAX_ORDER`` + 2 powers, so
 N orders cost O(N·P·m²·2^m) and memory O(P·m·2^m) (asv ``Formal``, σ = 1000·(1 … 0.1), value and rounding
-probe: m = 10 in 12 ms, 12 in 59 ms, 16 in 1.9 s and ~0.1 GB; a tie costs three such rows and a probe,
-a near tie six and a probe: 9 s at m = 16, on one thread; the rows, then their probes, run on Numba's
-threads, :func:`_in_threads`). The method takes
-m ≤ ``MAX_M``.
+probe: m = 10 in 10 ms, 12 in 50 ms, 16 in 1.2 s and ~0.1 GB; a tie costs three such rows and a probe,
+a near tie six and a probe: 2.2 s and 4.9 s at m = 16 (two clusters at σ_max 100; 3.9 s and 8.9 s before
+the powers were built in turn, 2026-11-29); the rows, then their probes, run on two threads,
+:func:`_in_threads`). The method takes m ≤ ``MAX_M``.
 
 Truncation and error figure (an estimate, not a bound; it also holds the two estimates above). The orders are summed while the terms fall:
 |c_{n+1}| ≤ ``RHO``·|cₙ|; summing stops at the first order n whose term is
@@ -146,55 +146,96 @@ _LOG_2PI = float(np.log(2 * np.pi))
 
 
 @njit(cache=True, nogil=True)
-def _poly_coupling(x, sig, a, beta, gamma, out, Q):
+def _poly_coupling(x, sig, a, beta, gamma, out, Q, acc):
     """out[p, S] = (M_p x)_S for p = 0 … P (P = out.shape[0] − 1): the Pfaffian matrix of
     :mod:`symcheck.hyp0f1.holonomic` applied to x, as a polynomial in u = 1/s.
 
-    Q[S, i, p] holds the coefficient of u^p of Q(i, S)·x (holonomic module docstring), built over
-    sets of increasing size; S ∖ {i} is smaller than S, so its entries are final when S is reached.
+    Q[p, i, S] holds the coefficient of u^p of Q(i, S)·x for i ∈ S (holonomic module docstring; the
+    entries with i ∉ S are not touched); ``acc`` (n,) is workspace. In the recursion for Q(i, S) the
+    power p + 1 takes Σ_{j ∈ S∖{i}} βᵢⱼ Q(j, S ∖ {i}) at power p (plus terms in x at p + 1 = 1, 2), so
+    the powers are built in turn, each pair (i, j) over runs of consecutive S that hold both, and a
+    call with P powers costs in proportion to P. Every sum is taken in the same order as set by set
+    (ascending j), so the result is that of the loop over S in integer order to the bit (checked at
+    m = 1–16); at m = 16 a call with P = 2 takes 20 ms instead of 85, with P = 14 about the same
+    (the k = 16 near-clusters row of the report's goal table, σ_max 100: 9.5 s → 6.2 s on one thread).
     """
     n = x.shape[0]
     m = sig.shape[0]
     P = out.shape[0] - 1
-    for S in range(n):
-        for p in range(P + 1):
-            out[p, S] = 0.0
-        size = 0
-        T = S
-        while T:
-            T &= T - 1
-            size += 1
-        if P >= 1:
-            out[1, S] += size * x[S]
+    for i in range(m):
+        bi = 1 << i
+        for top in range(bi, n, 2 * bi):
+            for S in range(top, top + bi):
+                Q[0, i, S] = x[S ^ bi]
+    for p in range(P):
         for i in range(m):
-            bit = 1 << i
-            if not (S & bit):
-                out[0, S] += sig[i] * x[S | bit]
-                continue
-            Sp = S ^ bit
-            for p in range(P + 1):
-                Q[S, i, p] = 0.0
-            Q[S, i, 0] = x[Sp]
-            if P >= 1:
-                acc = -a[i] * x[S]
-                for j in range(m):
-                    if j == i:
-                        continue
-                    if (Sp >> j) & 1:
-                        bij = beta[i, j]
-                        for p in range(P):
-                            Q[S, i, p + 1] += bij * Q[Sp, j, p]
-                    else:
-                        acc += beta[i, j] * x[Sp | (1 << j)]
-                Q[S, i, 1] += acc
-            if P >= 2:
-                acc2 = 0.0
-                for l in range(m):
-                    if (Sp >> l) & 1:
-                        acc2 += gamma[i, l] * (sig[i] * x[Sp] - sig[l] * x[S ^ (1 << l)])
-                Q[S, i, 2] += acc2
-            for p in range(P + 1):
-                out[p, S] += sig[i] * Q[S, i, p]
+            bi = 1 << i
+            dst = Q[p + 1, i]
+            for top in range(bi, n, 2 * bi):
+                for S in range(top, top + bi):
+                    dst[S] = 0.0
+            for j in range(m):
+                if j == i:
+                    continue
+                bj = 1 << j
+                lo, hi = min(bi, bj), max(bi, bj)
+                src = Q[p, j]
+                bij = beta[i, j]
+                # runs [base, base + lo) of the S that hold i and j: base = S0 | bi | bj, S0 free of both
+                for top in range(0, n, 2 * hi):
+                    for mid in range(top, top + hi, 2 * lo):
+                        base = mid | bi | bj
+                        for S in range(base, base + lo):
+                            dst[S] += bij * src[S ^ bi]
+        if p > 1:
+            continue
+        for i in range(m):
+            bi = 1 << i
+            for top in range(bi, n, 2 * bi):
+                for S in range(top, top + bi):
+                    acc[S] = -a[i] * x[S] if p == 0 else 0.0
+            for j in range(m):
+                if j == i:
+                    continue
+                bj = 1 << j
+                lo, hi = min(bi, bj), max(bi, bj)
+                # runs [base, base + lo) of S with bits i, j as wanted: base = S0 | bits, S0 free of both
+                for top in range(0, n, 2 * hi):
+                    for mid in range(top, top + hi, 2 * lo):
+                        if p == 0:  # S ∋ i, S ∌ j
+                            base = mid | bi
+                            for S in range(base, base + lo):
+                                acc[S] += beta[i, j] * x[S ^ bi | bj]
+                        else:  # S ∋ i, j: the u² term's Σ_{l ∈ S∖{i}} γᵢₗ(σᵢ x_{S∖i} − σₗ x_{S∖l}), l = j
+                            base = mid | bi | bj
+                            for S in range(base, base + lo):
+                                acc[S] += gamma[i, j] * (sig[i] * x[S ^ bi] - sig[j] * x[S ^ bj])
+            for top in range(bi, n, 2 * bi):
+                for S in range(top, top + bi):
+                    Q[p + 1, i, S] += acc[S]
+    if P >= 1:
+        for S in range(n):
+            size = 0
+            T = S
+            while T:
+                T &= T - 1
+                size += 1
+            out[1, S] = size * x[S]
+    for p in range(P + 1):
+        if p != 1:
+            for S in range(n):
+                out[p, S] = 0.0
+    for i in range(m):
+        bi = 1 << i
+        for top in range(0, n, 2 * bi):
+            for S in range(top, top + bi):
+                out[0, S] += sig[i] * x[S | bi]
+            for S in range(top + bi, top + 2 * bi):
+                out[0, S] += sig[i] * Q[0, i, S]
+        for p in range(1, P + 1):
+            for top in range(bi, n, 2 * bi):
+                for S in range(top, top + bi):
+                    out[p, S] += sig[i] * Q[p, i, S]
 
 
 def _coset_series(sig: np.ndarray, k: int, scale: float):
@@ -214,11 +255,12 @@ def _coset_series(sig: np.ndarray, k: int, scale: float):
     flips = ((np.arange(n)[:, None] >> np.arange(m)) & 1).astype(float)
     eig = -2.0 * (flips @ unit)  # Σεᵢσᵢ − Σσ for the Walsh mode ε of each bit mask (σ/max|σ|)
     P = MAX_ORDER + 2  # step n uses M_p g_j for p = n − j ≤ MAX_ORDER + 2 − j
-    Q = np.zeros((n, m, P + 1))
+    Q = np.zeros((P + 1, m, n))
+    acc = np.zeros(n)
 
     def apply(x, j):
         out = np.empty((P - j + 1, n))
-        _poly_coupling(np.ascontiguousarray(x), unit, a, beta, gamma, out, Q)
+        _poly_coupling(np.ascontiguousarray(x), unit, a, beta, gamma, out, Q, acc)
         return out
 
     ones = np.ones(n)
