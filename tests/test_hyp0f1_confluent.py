@@ -158,6 +158,16 @@ def test_two_clusters_of_5_at_k_10_against_the_series_bound():
     assert abs(value[0] - ref) <= error[0] + ref_err
 
 
+def test_many_small_clusters_at_k_10_start_earlier_against_the_series_bound():
+    """(2, 1⁸) at k = m = 10 (768 states, beyond START_LATER_MAX_STATES: the ray starts at ŝ = 12, not 16), Σσ = 13
+    so the ray runs: against the float64 zonal series with its proven bound (another algorithm)."""
+    sig = np.r_[2.0, 2.0, 1.8, 1.6, 1.4, 1.2, 1.0, 0.8, 0.6, 0.4]
+    assert confluent.confluent_system((2,) + (1,) * 8).nS > confluent.START_LATER_MAX_STATES
+    ref, ref_err = log_hyp0f1(sig, 10, method="series", return_error=True)
+    value, error = confluent.log_hyp0f1_confluent(sig[None], 10)
+    assert abs(value[0] - ref) <= error[0] + ref_err
+
+
 @pytest.mark.parametrize("sizes", [(6, 6), (8, 4), (9, 2)])
 def test_two_clusters_beyond_10_against_the_series_bound(sizes):
     """Two clusters at k = m = 11, 12, σ = (3ᵖ, 1^q): m beyond LARGE_M (start ŝ = 14, ATOL_REL_LARGE), against the

@@ -109,7 +109,8 @@ MAX_CLUSTERS_LARGE clusters), Σσ ≤ MAX_SIGMA_SUM, and a step budget. Near ti
 bounds (value and gradient, the latter expanded to second order) and the rounding of the means to the figures. At
 k = m the start's rounding is amplified by up to k!/∏(s₀σᵢ) (the second solution's growth; the probe sees it), so
 beyond START_LATER_M non-zero σ the start moves START_LATER later (ŝ = 16 at k = m = 10: 2.3 s of the count start
-and ~1.3 s for the four rays of (5, 5), σ_max 10).
+and ~1.3 s for the four rays of (5, 5), σ_max 10), where the system has at most START_LATER_MAX_STATES states (many
+small clusters make the count start at ŝ = 16 slow: (2, 1⁸) 22 s; from ŝ = 12 7 s, the value as close).
 At m ≤ 10 the spread between starts ŝ = 12 and 16 stays below a fifth of the figure on every cluster structure
 tried ((9, 1) … (2, 2, 2, 2, 2), σ_max = 10–100, worst 0.23 at (9, 1), σ_max = 10; 2026-11-29).
 
@@ -180,6 +181,11 @@ START_FULL_RANK = 12.0
 #: ŝ = 12 were 1.5e-10 off, from ŝ = 16 ≤ 2.7e-11 (σ = 3–100, against Weyl's formula in mpmath).
 START_LATER_M = 8
 START_LATER = 4.0
+#: ... but only for systems of at most START_LATER_MAX_STATES states ∏(p_c + 1): the count start's cost grows with
+#: them and with ŝ. k = m = 10, (2, 1⁸) at σ = (5, 5, 4.5, …, 1): 22 s from ŝ = 16, 7.1 s from 12; (2, 2, 2, 2, 2),
+#: (3, 1⁷), (2, 2, 1⁶): 12–15 s against 4.3–4.5 s; the two starts' values within 4e-13 – 6e-12, below either figure
+#: (8e-12 – 2.2e-11; measured 2026-11-29).
+START_LATER_MAX_STATES = 100
 #: Beyond LARGE_M non-zero σ (m = 11, 12) the start is START_LARGE and the absolute tolerance ATOL_REL_LARGE (module
 #: docstring, "Assembly"): at k = m = 12, σ = (10⁶, (10/3)⁶), the count start takes ~2 s at ŝ = 14 and ~8 s at 16, and
 #: the fine ray from ŝ = 14 577 000 evaluations at ATOL_REL, 119 000 at 3e-2, 50 000 at 0.3, 39 000 at 1 (values
@@ -1068,13 +1074,14 @@ def _run(ray: Ray, s0: float, x0: np.ndarray, tol: float, noise: float = 0.0, sa
     return (*ray.finish(z1, ray.total), sol.t.shape[0] - 1)
 
 
-def _start(m: int, full: bool) -> float:
-    """ŝ: START (m < k) or START_FULL_RANK (k = m), plus START_LATER beyond START_LATER_M non-zero σ, START_LARGE
-    beyond LARGE_M, lowered in steps of 2 until the series table fits."""
+def _start(m: int, full: bool, states: int) -> float:
+    """ŝ: START (m < k) or START_FULL_RANK (k = m), plus START_LATER beyond START_LATER_M non-zero σ for at most
+    START_LATER_MAX_STATES states, START_LARGE beyond LARGE_M, lowered in steps of 2 until the series table fits."""
     if m > LARGE_M:
         s_hat = START_LARGE
     else:
-        s_hat = (START_FULL_RANK if full else START) + (START_LATER if m > START_LATER_M else 0.0)
+        later = m > START_LATER_M and states <= START_LATER_MAX_STATES
+        s_hat = (START_FULL_RANK if full else START) + (START_LATER if later else 0.0)
     while s_hat > 2.0 and series._count_pairs(m, holonomic._initial_degree(m, s_hat), MAX_START_PAIRS) \
             > MAX_START_PAIRS:
         s_hat -= 2.0
@@ -1101,7 +1108,7 @@ def _one(sig: np.ndarray, k: int, rtol: float, max_evals: int):
             out[perm] += half
         return out
 
-    s_hat = _start(m, full)
+    s_hat = _start(m, full, sy.nS)
     if s_hat >= total:  # the series alone reaches s = 1
         v, gcl, alpha, half, mom = ray.finish(count_state(vals, sizes, k, 1.0, total), 0.0)
         runs = [mom]
