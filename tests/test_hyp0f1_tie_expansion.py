@@ -90,7 +90,7 @@ def _cumulants_float(sig0, d, k):
     means, sizes, labels, _, _ = tie_expansion.split(sig0, confluent.GAP)
     sy = confluent.confluent_system(tuple(sizes))
     ray = confluent.Ray(sy, means, k, confluent.MAX_EVALS)
-    assert ray.total <= confluent._start(len(sig0), len(sig0) == k)  # the series alone: no ray error
+    assert ray.total <= confluent._start(len(sig0), len(sig0) == k, sy.nS)  # the series alone: no ray error
     order = ray.expand([d[labels == c] for c in range(len(means))])
     x = confluent.count_state(means, sizes, k, 1.0, ray.total)
     mom = ray.finish(x, 0.0)[4]
