@@ -174,6 +174,17 @@ def test_refuses_what_it_cannot_do():
         symcheck.log_hyp0f1(np.array([5.0, 2.0, 1.0]), 3, method="holonomic", rtol=0.5)
 
 
+def test_equal_values_left_unspread_are_refused_not_divided_by_zero():
+    """A run holding exact ties whose spread would cross a near neighbour at every step is not spread
+    (:func:`holonomic._clusters`); the system's coefficients divide by σᵢ² − σⱼ² = 0 there. Found by a
+    randomized auto survey (k = 10, 11): ZeroDivisionError from ``_coefficients``; now a ValueError that
+    names the problem (at k = m and k > m alike)."""
+    sigma = np.array([6.055, 6.055, 0.9001, 0.7832, 0.7832, 0.7832, 0.7832, 0.7722, 0.6254, 0.6254])
+    for row in (sigma, np.r_[sigma, 0.0]):
+        with pytest.raises(ValueError, match="sigma: equal singular values whose spread run would cross"):
+            symcheck.log_hyp0f1(row, row.size, method="holonomic")
+
+
 
 def test_a_ray_whose_state_loses_its_sign_says_so(monkeypatch):
     """F = G_∅ > 0, so a state whose mean comes out ≤ 0 at s = 1 has lost every digit (rounding amplified by

@@ -1440,10 +1440,17 @@ def holonomic_reason(flat: np.ndarray, k: int) -> np.ndarray:
         elif sig.sum() > MAX_SIGMA_SUM:
             out[r] = (f"the holonomic method takes rows with a sum of singular values up to {MAX_SIGMA_SUM:g} (its "
                       f"step count grows with it); this row sums to {sig.sum():.3g}: use method='asymptotic'")
-        elif (sig.shape[0] and _needs_spreading(sig)
-              and SECOND_SPREAD * _spread_direction(sig, _clusters(sig))[2] < MIN_SPREAD):
-            out[r] = ("a cluster of nearly equal singular values lies too close to another singular value or to 0 "
-                      "for the holonomic method to separate it")
+        elif sig.shape[0] and _needs_spreading(sig):
+            runs = _clusters(sig)
+            spread = np.zeros(sig.shape[0], dtype=bool)
+            for i, j in runs:
+                spread[i:j] = True
+            if SECOND_SPREAD * _spread_direction(sig, runs)[2] < MIN_SPREAD:
+                out[r] = ("a cluster of nearly equal singular values lies too close to another singular value or to 0 "
+                          "for the holonomic method to separate it")
+            elif np.any((sig[:-1] == sig[1:]) & ~(spread[:-1] & spread[1:])):
+                out[r] = ("equal singular values whose spread run would cross a close neighbour at every step "
+                          "(so the system, singular at the tie, cannot be integrated there)")
     return out
 
 
