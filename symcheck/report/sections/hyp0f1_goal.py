@@ -98,6 +98,43 @@ def _shapes(k: int, s: float) -> dict:
     return out
 
 
+#: Seeded random spectra beside the grid (the grid's shapes are regular: geometric spreads, clusters of equal
+#: size; a fitted spectrum has random gaps, cluster sizes and scales): how many, and how many in the quick render.
+RANDOM_INPUTS = 120
+RANDOM_INPUTS_QUICK = 4
+RANDOM_SHAPES = ("spread", "clusters", "near clusters", "rank-deficient")
+
+
+def _random_inputs(n: int, seed: int, k_max: int) -> list[dict]:
+    """``n`` seeded random inputs, the shapes of RANDOM_SHAPES in turn: k uniform on 3…``k_max``; σ_max
+    log-uniform on [0.3, 3000]; "spread": m values σ_max·10^U(−1.5, 0), the largest set to σ_max; "clusters":
+    1–5 clusters of random sizes at such values, exactly tied; "near clusters": the same, each value moved by a
+    relative 10^U(−6, −2)·U(−1, 1) (one scale per row); "rank-deficient": 1 to k − 1 non-zero values of one of
+    the other three kinds, the rest 0. Every other shape has m = k non-zero values."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        k = int(rng.integers(3, k_max + 1))
+        shape = RANDOM_SHAPES[i % len(RANDOM_SHAPES)]
+        kind, m = shape, k
+        if shape == "rank-deficient":
+            kind, m = RANDOM_SHAPES[int(rng.integers(0, 3))], int(rng.integers(1, k))
+        s = 10.0 ** rng.uniform(np.log10(0.3), np.log10(3000.0))
+        if kind == "spread":
+            sig = s * np.sort(10.0 ** rng.uniform(-1.5, 0.0, m))[::-1]
+        else:
+            n_clusters = int(rng.integers(1, min(m, 5) + 1))
+            cuts = np.sort(rng.choice(np.arange(1, m), n_clusters - 1, replace=False)) if n_clusters > 1 else []
+            sizes = np.diff(np.concatenate([[0], cuts, [m]])).astype(int)
+            values = s * np.sort(10.0 ** rng.uniform(-1.2, 0.0, n_clusters))[::-1]
+            sig = np.repeat(values, sizes)
+            if kind == "near clusters":
+                sig = sig * (1.0 + rng.uniform(-1.0, 1.0, m) * 10.0 ** rng.uniform(-6.0, -2.0))
+        sig[np.argmax(sig)] = s
+        out.append({"k": k, "shape": shape, "sigma": np.concatenate([np.sort(sig)[::-1], np.zeros(k - m)]).tolist()})
+    return out
+
+
 def _grid(quick: bool) -> list[tuple[int, list[float]]]:
     """(k, its σ_max values) of the table. The quick grid (the test suite's render) skips σ_max = 3, where k = 20
     takes the slow mpmath series (~110 s of the quick render's 169 s), and σ_max = 1e3 at k = 20, where the second
@@ -324,21 +361,54 @@ def _summary_lines(rows: list[dict], key: str, keys: list) -> list[str]:
     return lines
 
 
+def _random_lines(ctx, rows: list[dict]) -> list[str]:
+    """The random-spectra part of the section: its summaries and every input, checked as the grid's."""
+    for r in rows:
+        r["k range"] = next(f"{a}–{b}" for a, b in ((3, 8), (9, 12), (13, 16), (17, 20)) if r["k"] <= b)
+    lines = ["### Random spectra", "",
+             f"The grid's shapes are regular; a fitted spectrum has random gaps, cluster sizes and scales. {len(rows)} "
+             "seeded random inputs, the four shapes in turn: k uniform on 3…20 (3…6 in the quick render), σ_max "
+             "log-uniform on [0.3, 3000]; spread: m values σ_max·10^U(−1.5, 0); clusters: 1–5 clusters of random "
+             "sizes at such values, exactly tied; near clusters: the same, each value moved by a relative "
+             "10^U(−6, −2)·U(−1, 1); rank-deficient: 1 to k − 1 non-zero values of one of the other kinds. Each is "
+             "computed and checked as the grid's rows are. " + ctx.cache.records["hyp0f1_goal_random"].summary(),
+             "", "#### Summary by k", ""]
+    lines += _summary_lines(rows, "k range", ["3–8", "9–12", "13–16", "17–20"])
+    lines += ["", "#### Summary by spectrum shape", ""]
+    lines += _summary_lines(rows, "shape", list(RANDOM_SHAPES))
+    lines += ["", "#### Every random input", "",
+              "| k | shape | σ (non-zero, 3 digits) | auto's route | log ₀F₁ | error figure | second route | difference | "
+              "seconds | verdict |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["k"], r["shape"], r["sigma_max"])):
+        kind = "bound" if r["rigorous"] else "estimate"
+        diff = f"{r['difference']:.1e}" if "difference" in r else "—"
+        sig = ", ".join(f"{x:.3g}" for x in r["sigma"] if x > 0)
+        verdict = r["verdict"] + ("" if r["goal_met"] else f" — why not: {r['why']}")
+        lines.append(f"| {r['k']} | {r['shape']} | {sig} | {r['method']} | {r['value']:.12g} | {r['error']:.1e} ({kind}) | "
+                     f"{r['check']} | {diff} | {r['seconds']:.2g} | {verdict} |")
+    lines.append("")
+    return lines
+
+
 def sweeps(ctx) -> list:
     """The section's cached sweeps: the holonomic cost table, one task per m, and the goal table, one task per
     input (the report runs them in one pool with the other sections')."""
     args = [{"k": k, "shape": shape, "sigma": sig.tolist()}
             for k, scales in _grid(ctx.quick) for s in scales for shape, sig in _shapes(k, s).items()]
     costs = [{"m": m} for m in sorted(_cost_ms(ctx.quick), reverse=True)]  # the dearest first
+    random = (_random_inputs(RANDOM_INPUTS_QUICK, ctx.seed + 13, 6) if ctx.quick
+              else _random_inputs(RANDOM_INPUTS, ctx.seed + 13, 20))
     return [("hyp0f1_goal_cost", cost_row, seeded_tasks(costs, ctx.seed + 12)),
-            ("hyp0f1_goal", goal_row, seeded_tasks(args, ctx.seed + 11))]
+            ("hyp0f1_goal", goal_row, seeded_tasks(args, ctx.seed + 11)),
+            ("hyp0f1_goal_random", goal_row, seeded_tasks(random, ctx.seed + 14))]
 
 
 def render(ctx) -> str:
     ks = [k for k, _ in _grid(ctx.quick)]
-    cost_job, rows_job = sweeps(ctx)
+    cost_job, rows_job, random_job = sweeps(ctx)
     rows, cost = ctx.sweep(rows_job), sorted(ctx.sweep(cost_job), key=lambda c: c["m"])
-    ctx.write_json("hyp0f1_goal", {"goal": GOAL, "rows": rows, "holonomic_cost": cost})
+    random = ctx.sweep(random_job)
+    ctx.write_json("hyp0f1_goal", {"goal": GOAL, "rows": rows, "holonomic_cost": cost, "random_rows": random})
 
     lines = [__doc__.split("\n\n", 1)[1].strip(), ""]
     lines.append(ctx.cache.records["hyp0f1_goal"].summary() + " Times per value are those of the run that "
@@ -364,6 +434,7 @@ def render(ctx) -> str:
         lines.append(f"| {r['k']} | {r['shape']} | {r['sigma_max']:.3g} | {r['method']} | {r['value']:.12g} | "
                      f"{r['error']:.1e} ({kind}) | {r['check']} | {diff} | {verdict} |")
     lines.append("")
+    lines += _random_lines(ctx, random)
     lines.append("### Holonomic method: rank and cost by the number m of non-zero σ")
     lines.append("")
     lines.append("σ = 10·(1, …, 0.1) geometrically spaced, default tolerance (two rays per value: the second, "
