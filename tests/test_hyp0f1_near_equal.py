@@ -158,9 +158,15 @@ def test_planted_base_at_the_largest_sigma_fails(monkeypatch):
     assert _value_violations()
 
 
+def _first_order_only(monkeypatch):
+    """The second-order expansion (module docstring (2)–(3)) switched off: every row takes the band (1)."""
+    monkeypatch.setattr(near_equal, "curvature", lambda s, k: (np.zeros(np.shape(s)), np.full(np.shape(s), np.inf)))
+
+
 def test_planted_band_too_narrow_fails(monkeypatch):
     """A band 4k² times too narrow (the Haar variance 1/k of Tᵢᵢ used as if it bounded the curvature at
     every σ, and ℓ₂ for ℓ₁) is caught at small σ, where the true rise is |d|²/(2k)."""
+    _first_order_only(monkeypatch)
     monkeypatch.setattr(near_equal, "_split", lambda flat: _shrunk(flat))
     assert _value_violations()
 
@@ -226,6 +232,59 @@ def test_auto_leaves_small_sigma_to_the_series(k, s):
 def test_planted_band_at_small_sigma_is_poor_relative_to_log_f(monkeypatch):
     """With the series never preferred, auto answers k = 4, σ ≈ 0.0108 from the band: 4.2e-11 against
     log ₀F₁ = 5.8e-5, 7e-7 relative (measured 2026-11-27)."""
+    _first_order_only(monkeypatch)
     monkeypatch.setattr(methods, "NEAR_EQUAL_SERIES_DEGREE", -1)
     relative, method = _small_sigma_answer(4, 0.0108)
     assert method == "near-equal" and relative > 1e-8
+
+
+# --- second order (module docstring (2)–(3)) ------------------------------------------------------------------
+
+@pytest.mark.parametrize("k,s", [(2, 0.01), (2, 1.0), (2, 5.0), (4, 0.5), (4, 3.0), (4, 30.0), (4, 300.0)])
+def test_curvature_against_independent_second_derivatives(k, s):
+    """c = ∂ᵢ² log F − ∂ᵢ∂ⱼ log F at s𝟙 from Muirhead's equation at the tie and Weyl's G, G': against ½/F for
+    k = 2 (F = [I₀(2s) + 1]/2: Fᵢᵢ − Fᵢⱼ = I₀''(0) = ½) and, for k = 4, the second difference of the 60-digit
+    SO(4) series along (1, −1, 0, 0) (step 1e-20), within its error estimate."""
+    c, dc = near_equal.curvature(np.array([s]), k)
+    with mpmath.workdps(60):
+        if k == 2:
+            exact = 0.5 / ((mpmath.besseli(0, 2 * s) + 1) / 2)
+        else:
+            h = mpmath.mpf(10) ** -20
+            base = [mpmath.mpf(s)] * 4
+            up, down = [s + h, s - h, s, s], [s - h, s + h, s, s]
+            exact = (so4_series_mp(up) + so4_series_mp(down) - 2 * so4_series_mp(base)) / (2 * h * h)
+    assert abs(c[0] - float(exact)) <= dc[0]
+    assert dc[0] <= 1e-6  # a useful estimate (c lies in [0, 2]), not a vacuous one
+
+
+def test_second_order_narrows_the_figure_where_the_law_is_concentrated():
+    """At large s the band (1) is ‖d‖₁²/4 while the second-order figure is the cubic remainder: k = 4, s = 300
+    and 3000, ε = 2⁻⁵ (band 8.8e-3); the figure holds and is far below the band."""
+    for s in (300.0, 3000.0):
+        sig, at_sig, _ = _reference(4, s, 2.0**-5)
+        value, err = near_equal.log_hyp0f1_near_equal(sig[None], 4)
+        assert abs(value[0] - float(at_sig)) <= err[0] < 1e-3 * near_equal.band(sig[None])[0]
+
+
+def test_planted_wrong_curvature_fails(monkeypatch):
+    """Muirhead's equation at the tie with the sign of its first-derivative term flipped (−F₁/(2s) read as
+    +F₁/(2s): c off by ~(k − 1)G/(k(k + 2)s)): the value figures fall below the true error."""
+    real = near_equal.curvature
+
+    def wrong(s, k):
+        c, dc = real(s, k)
+        G = k * near_equal.weyl.log_hyp0f1_equal(np.repeat(np.asarray(s, float)[:, None], k, axis=1), k,
+                                                 want_grad=True)[2][:, 0]
+        shift = np.where(np.asarray(s) > 0, 2.0 * (k - 1) * G / (k * np.maximum(s, 1e-300)), 0.0) / (k + 2)
+        return np.clip(c + k * shift / (k - 1), 0.0, 2.0), dc
+
+    monkeypatch.setattr(near_equal, "curvature", wrong)
+    assert _value_violations()
+
+
+def test_planted_second_order_term_dropped_fails(monkeypatch):
+    """The second-order value with the term ½c‖d‖₂² dropped (the band's centre moved to L): caught."""
+    monkeypatch.setattr(near_equal, "curvature", lambda s, k: (np.zeros(np.shape(s)), np.zeros(np.shape(s))))
+    assert _value_violations()
+

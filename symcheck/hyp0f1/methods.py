@@ -204,7 +204,8 @@ def _near_equal_useful(flat: np.ndarray, k: int) -> np.ndarray:
 register(Method(
     name="near-equal",
     summary="the equal-spectrum closed form at the mean σ with a proven band ‖σ − mean‖₁²/4 (convexity and "
-            "Popoviciu's variance bound)",
+            "Popoviciu's variance bound), or where narrower its second-order expansion (the curvature from "
+            "Muirhead's equation at the tie) with a proven cubic remainder",
     evaluate=lambda flat, k: near_equal.log_hyp0f1_near_equal(flat, k),
     gradient=lambda flat, k: near_equal.log_hyp0f1_near_equal(flat, k, want_grad=True)[2:],
     rigorous=False,
