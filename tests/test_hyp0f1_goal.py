@@ -135,3 +135,22 @@ def test_the_slow_mpmath_series_verifies_what_no_cheaper_route_reaches(monkeypat
     monkeypatch.setattr(hyp0f1_goal, "_registered_routes", lambda steps, method: iter(()))  # none reached it
     row = hyp0f1_goal.goal_row({"sigma": sig.tolist(), "k": 5, "shape": "loose clusters"})
     assert row["verdict"] != "verified"
+
+
+def test_random_inputs_are_what_the_section_says():
+    """The random spectra: the four shapes in turn, k in 3…k_max, σ sorted decreasingly with the largest = σ_max in
+    [0.3, 3000], m = k except the rank-deficient (1 ≤ m < k), exact ties in "clusters", near clusters within 1 %
+    (relative) of a tie; the same seed gives the same inputs and another seed others."""
+    rows = hyp0f1_goal._random_inputs(40, 99, 20)
+    assert rows == hyp0f1_goal._random_inputs(40, 99, 20) and rows != hyp0f1_goal._random_inputs(40, 98, 20)
+    for i, row in enumerate(rows):
+        sig, k = np.array(row["sigma"]), row["k"]
+        m = np.count_nonzero(sig)
+        assert row["shape"] == hyp0f1_goal.RANDOM_SHAPES[i % 4] and 3 <= k <= 20 and sig.size == k
+        assert np.all(np.diff(sig) <= 0) and 0.3 <= sig[0] <= 3000.0
+        assert (1 <= m < k) if row["shape"] == "rank-deficient" else m == k
+        if row["shape"] == "clusters":
+            assert np.unique(sig).size < k or k <= 5  # 1–5 clusters: some value repeats once k > 5
+        if row["shape"] == "near clusters" and np.unique(sig).size == k and k > 5:
+            gaps = -np.diff(sig) / sig[:-1]
+            assert gaps.min() <= 2.1e-2  # two members of one cluster, each moved by at most 1 %
