@@ -216,3 +216,24 @@ def test_the_wide_retry_does_not_trade_a_value_for_a_useless_figure(gated, monke
         warnings.simplefilter("ignore", api.Hyp0f1AccuracyWarning)
         value = float(api.log_hyp0f1(sigma, 16))
     assert bool(abs(value - float(ref)) <= 4 * float(se)) is gated
+
+
+def test_the_wide_retry_is_not_run_where_its_answer_could_not_be_kept(monkeypatch):
+    """The same row: zeroing σ = 10 costs more than two nats, so the wide answer's figure (half the cost plus the
+    route's) could never meet DEFLATE_WIDE_USEFUL; auto does not run that pass (one pass of its steps, not two) and
+    answers as before. Planted without the gate (DEFLATE_WIDE_USEFUL = inf), the pass runs again."""
+    sigma = 100.0 * np.geomspace(1.0, 0.1, 16)
+    real, calls = api._auto_pass, []
+
+    def counted(flat, k, *args, **kwargs):
+        calls.append(flat.copy())
+        return real(flat, k, *args, **kwargs)
+
+    monkeypatch.setattr(api, "_auto_pass", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", api.Hyp0f1AccuracyWarning)
+        api.log_hyp0f1(sigma, 16)
+        assert len(calls) == 1
+        monkeypatch.setattr(api, "DEFLATE_WIDE_USEFUL", np.inf)
+        api.log_hyp0f1(sigma, 16)
+    assert len(calls) == 3 and np.count_nonzero(calls[2][0] == 0) >= 1
