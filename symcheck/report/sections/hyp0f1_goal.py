@@ -363,8 +363,8 @@ def _summary_lines(rows: list[dict], key: str, keys: list) -> list[str]:
 
 def _random_lines(ctx, rows: list[dict]) -> list[str]:
     """The random-spectra part of the section: its summaries and every input, checked as the grid's."""
-    for r in rows:
-        r["k range"] = next(f"{a}–{b}" for a, b in ((3, 8), (9, 12), (13, 16), (17, 20)) if r["k"] <= b)
+    rows = [dict(r, **{"k range": next(f"{a}–{b}" for a, b in ((3, 8), (9, 12), (13, 16), (17, 20)) if r["k"] <= b)})
+            for r in rows]
     lines = ["### Random spectra", "",
              f"The grid's shapes are regular; a fitted spectrum has random gaps, cluster sizes and scales. {len(rows)} "
              "seeded random inputs, the four shapes in turn: k uniform on 3…20 (3…6 in the quick render), σ_max "
