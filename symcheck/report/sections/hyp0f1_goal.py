@@ -361,6 +361,14 @@ def _summary_lines(rows: list[dict], key: str, keys: list) -> list[str]:
     return lines
 
 
+def _checked_cells(r: dict) -> tuple[str, str, str, str]:
+    """A table row's error figure (bound or estimate), second route, difference and verdict (with why not)."""
+    kind = "bound" if r["rigorous"] else "estimate"
+    diff = f"{r['difference']:.1e}" if "difference" in r else "—"
+    verdict = r["verdict"] + ("" if r["goal_met"] else f" — why not: {r['why']}")
+    return f"{r['error']:.1e} ({kind})", r["check"], diff, verdict
+
+
 def _random_lines(ctx, rows: list[dict]) -> list[str]:
     """The random-spectra part of the section: its summaries and every input, checked as the grid's."""
     rows = [dict(r, **{"k range": next(f"{a}–{b}" for a, b in ((3, 8), (9, 12), (13, 16), (17, 20)) if r["k"] <= b)})
@@ -380,12 +388,10 @@ def _random_lines(ctx, rows: list[dict]) -> list[str]:
               "| k | shape | σ (non-zero, 3 digits) | auto's route | log ₀F₁ | error figure | second route | "
               "difference | seconds | verdict |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["k"], r["shape"], r["sigma_max"])):
-        kind = "bound" if r["rigorous"] else "estimate"
-        diff = f"{r['difference']:.1e}" if "difference" in r else "—"
         sig = ", ".join(f"{x:.3g}" for x in r["sigma"] if x > 0)
-        verdict = r["verdict"] + ("" if r["goal_met"] else f" — why not: {r['why']}")
-        lines.append(f"| {r['k']} | {r['shape']} | {sig} | {r['method']} | {r['value']:.12g} | "
-                     f"{r['error']:.1e} ({kind}) | {r['check']} | {diff} | {r['seconds']:.2g} | {verdict} |")
+        figure, check, diff, verdict = _checked_cells(r)
+        lines.append(f"| {r['k']} | {r['shape']} | {sig} | {r['method']} | {r['value']:.12g} | {figure} | {check} | "
+                     f"{diff} | {r['seconds']:.2g} | {verdict} |")
     lines.append("")
     return lines
 
@@ -428,11 +434,9 @@ def render(ctx) -> str:
     lines.append("| k | shape | σ_max | auto's route | log ₀F₁ | error figure | second route | difference | verdict |")
     lines.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        kind = "bound" if r["rigorous"] else "estimate"
-        diff = f"{r['difference']:.1e}" if "difference" in r else "—"
-        verdict = r["verdict"] + ("" if r["goal_met"] else f" — why not: {r['why']}")
+        figure, check, diff, verdict = _checked_cells(r)
         lines.append(f"| {r['k']} | {r['shape']} | {r['sigma_max']:.3g} | {r['method']} | {r['value']:.12g} | "
-                     f"{r['error']:.1e} ({kind}) | {r['check']} | {diff} | {verdict} |")
+                     f"{figure} | {check} | {diff} | {verdict} |")
     lines.append("")
     lines += _random_lines(ctx, random)
     lines.append("### Holonomic method: rank and cost by the number m of non-zero σ")
