@@ -15,7 +15,7 @@ import pytest
 
 from symcheck.claims import get_claim, z_for_alpha
 from symcheck.evidence import ROUNDING
-from symcheck.hyp0f1 import asymptotic, closed_form, expmap, wick
+from symcheck.hyp0f1 import asymptotic, closed_form, closed_form_mp, expmap, wick
 
 EPS = np.finfo(float).eps
 
@@ -402,6 +402,79 @@ def test_dropped_coset_enters_the_error_estimate():
     parts = asymptotic.expansion_terms(np.array([300.0, 2.0, 2.0]), 3, 1)
     assert parts["lead_minus"][0] == -np.inf and parts["dropped"][0] > 1e-3
     assert asymptotic.asymptotic_error_estimate(np.array([300.0, 2.0, 2.0]), 3, 3) >= parts["dropped"][0]
+
+
+# --- the degenerate second coset: Laplace's method on its critical manifold (module notes) ---------
+
+def _log_coset_ratio(a: float, k: int) -> float:
+    """log(I₋/I₊) at σ = a·1_k from the two cosets' Bessel determinants (mpmath, 20 digits kept)."""
+    with mpmath.workdps(closed_form_mp.equal_spectrum_dps(a, k, 20)):
+        plus, minus = closed_form_mp.equal_spectrum_cosets_mp(a, k)
+        return float(mpmath.log(minus / plus))
+
+
+def _degenerate_failures(estimate) -> list:
+    """Where ``estimate`` (a function like asymptotic.log_degenerate_ratio) misses the truth: below the exact log(I₋/I₊)
+    of equal spectra (k = 2–32, σ from the edge of its range max(1, k/4) to 300) or of k = 2 near ties (exact
+    I₀(δ)/I₀(2a + δ), δ < DEGENERATE_GAP) — the estimate is then no upper estimate, and DEGENERATE_SAFETY is its only
+    margin — or, at σ = 50k², more than 10|T₁| from it: Laplace's leading term is exact to first order in 1/σ, like
+    the expansion's first term T₁ of I₊ (measured |log(true/estimate)| ≤ 2.02|T₁| on k = 2–64)."""
+    bad = []
+    for k in (2, 3, 4, 5, 6, 8, 12, 16, 20, 32):
+        lo = max(1.0, k / 4)
+        for a in (lo, 2 * lo, 5 * lo, 30.0, 300.0):
+            if a >= lo and _log_coset_ratio(a, k) > estimate(np.full((1, k), a))[0]:
+                bad.append(("below", k, a))
+    for k in (2, 3, 4, 6, 8, 12):
+        a = 50.0 * k * k
+        sig = np.full((1, k), a)
+        t1 = abs(asymptotic.expansion_terms(sig, k, 1)["terms_plus"][0, 0])
+        if abs(_log_coset_ratio(a, k) - estimate(sig)[0]) > 10 * t1:
+            bad.append(("far", k, a))
+    for a in (1.0, 3.0, 30.0, 1000.0):
+        for d in (1e-9, 0.01, 0.5, 0.999):
+            exact = float(mpmath.log(mpmath.besseli(0, d) / mpmath.besseli(0, 2 * a + d)))
+            if exact > estimate(np.array([[a + d, a]]))[0]:
+                bad.append(("below", 2, a, d))
+    return bad
+
+
+def test_degenerate_coset_estimate_against_bessel_determinants():
+    """Laplace's estimate of a degenerate I₋/I₊ holds the exact ratios from above and is asymptotically exact."""
+    assert _degenerate_failures(asymptotic.log_degenerate_ratio) == []
+
+
+def test_degenerate_coset_estimate_planted_errors_fail():
+    """The flat directions counted as Gaussian ones of curvature 2σ_k (their factor (σ_k/π)^{1/2} each missing: an
+    underestimate), and the manifold's volume doubled (2^{p−1}|S^{p−1}|), both fail the check above."""
+    def no_flat_factor(flat):
+        p = np.count_nonzero(flat - flat[:, -1:] < asymptotic.DEGENERATE_GAP, axis=1)
+        return asymptotic.log_degenerate_ratio(flat) - 0.5 * (p - 1) * np.log(flat[:, -1] / np.pi)
+
+    assert any(f[0] == "below" for f in _degenerate_failures(no_flat_factor))
+    assert any(f[0] == "far" for f in _degenerate_failures(lambda flat: asymptotic.log_degenerate_ratio(flat)
+                                                            + np.log(2.0)))
+
+
+def test_degenerate_coset_makes_the_figure_usable_and_it_holds():
+    """Tied bottoms: k = 20, σ = (300¹⁰, 100¹⁰) had the bound e^{230}·I₊ in its figure; now the figure is the
+    truncation's. And at k = 3, 4 with a (near) tie at the bottom, σ_k = 1–8 (I₋/I₊ from 1e-7 up to 0.5, the
+    estimate most of the figure), the figure holds against the closed forms (k = 3 integral, k = 4 series)."""
+    sig = np.concatenate([np.full(10, 300.0), np.full(10, 100.0)])[None]
+    assert asymptotic.expansion_terms(sig, 20, 0)["dropped"][0] < 1e-60
+    assert asymptotic.asymptotic_error_estimate(sig, 20, 3)[0] < 1e-5
+    rng = np.random.default_rng(2026_11_30)
+    for k in (3, 4):
+        a = rng.uniform(1.0, 8.0, 40)
+        tie = np.where(rng.random(40) < 0.5, 0.0, rng.uniform(0.0, 1.0, 40))
+        top = -np.sort(-rng.uniform(60.0, 300.0, (40, k - 2)), axis=1)
+        rows = np.column_stack([top, a + tie, a])
+        value, err = asymptotic.log_hyp0f1_asymptotic(rows, k, 3, return_error=True)
+        exact = closed_form.log_hyp0f1_exact(rows, k)
+        dropped = asymptotic.expansion_terms(rows, k, 0)["dropped"]
+        fin = np.isfinite(err)  # a few rows with σ_k near 1 are outside I₊'s regime
+        assert fin.mean() > 0.8 and np.mean(dropped[fin] > 0.5 * err[fin]) > 0.5
+        assert np.all(np.abs(value - exact)[fin] <= err[fin])
 
 
 # --- claims with planted errors ----------------------------------------------------------------

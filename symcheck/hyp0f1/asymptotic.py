@@ -37,9 +37,29 @@ The other coset is D·SO(k), D = diag(1, …, 1, −1): the same expansion with 
 Valid range. Every pair sum σᵢ + σⱼ (i < j) must be large: the expansion is in powers of vᵢⱼ, and
 the terms grow with k (T_p ~ (k²·max v)^p roughly). The I₋ coset needs its pair sums σᵢ − σ_k
 (i < k) large too, *or* to be negligible: I₋ ≤ ½ e^{Σσ − 2σ_k} (the integrand's maximum on the
-coset times its mass), so where that bound is below 2⁻⁶⁰·I₊ the coset is dropped, and where
-σ_{k−1} = σ_k (its saddle degenerates) it is dropped too; either way log(1 + bound/I₊) is added
-to the error estimate.
+coset times its mass), so where that bound is below 2⁻⁶⁰·I₊ the coset is dropped and log(1 + bound/I₊) is
+added to the error estimate.
+
+Degenerate second coset. Where σ_{k−1} − σ_k < ``DEGENERATE_GAP`` the saddle of I₋ is (nearly) degenerate and I₋
+is dropped as well. That bound is then useless (it lacks the Gaussian volume: at k = 20, σ = (300¹⁰, 100¹⁰) it
+is e^{230}·I₊ while I₋ ≈ e^{−180}·I₊), so where σ_k ≥ ``DEGENERATE_MIN_SIGMA``·max(1, k/4) the figure takes instead
+the smaller of it and ``DEGENERATE_SAFETY`` times Laplace's estimate of I₋/I₊ on the coset's critical manifold.
+Let B = {j : σⱼ − σ_k < DEGENERATE_GAP} (the bottom run, p = |B| ≥ 2; J = B∖{k}, a = σ_k). For equal values
+in B the maximum Σσ − 2a of Σσᵢ Tᵢᵢ on D·SO(k) is attained on M = {D·diag(I, D_p(I − 2vvᵀ)) : v ∈ S^{p−1}} ≅
+ℝP^{p−1}, whose tangent at v = e_k is spanned by the flat pairs (j, k), j ∈ J, and whose volume for the
+metric with orthonormal θᵢⱼ is 2^{p−2}|S^{p−1}| (the left-trivialised tangent of v ↦ T(v) is −2(dv vᵀ − v dvᵀ),
+of norm 2|dv|). The normal curvatures are those of I₊ except σᵢ − a for the pairs (i, k), i ∉ B. So
+
+    I₋/I₊ ≈ e^{−2a}·2^{p−2}|S^{p−1}|·∏_{j∈J} ((σⱼ + a)/2π)^{1/2}·∏_{i∉B} ((σᵢ + a)/(σᵢ − max_B σ))^{1/2}
+            ·∏_{i∉B, j∈J} ((σᵢ + σⱼ)/(σᵢ + a))^{1/2}·∏_{j<l∈J} ((σⱼ + σₗ)/2a)^{1/2},
+
+the last three products the near-tie's side of each approximation (curvatures along M taken at their smallest,
+so the flat directions over-count; all 1 at an exact tie). At k = 2 this is 2(πa)^{1/2}e^{−2a} against the exact
+1/I₀(2a). Measured against the two cosets' Bessel determinants (equal spectra, :func:`symcheck.hyp0f1.
+closed_form_mp.equal_spectrum_cosets_mp`): true / estimate ≤ 0.99 for k = 2–64 wherever σ ≥ max(1, k/4)
+(→ 1 as σ grows: 0.99 at k = 2, σ = 50, 0.43 at k = 64, σ = 300), but up to 2.9 at k = 20, σ = 1 and 9e6 at
+k = 64, σ = 2 below that line, where the Laplace picture fails (and I₊'s expansion is far outside its regime);
+at k = 2 with a near tie (exact I₀(δ)/I₀(2a + δ)) ≤ 1 as well. Hence DEGENERATE_SAFETY = 10.
 Not valid near σ = 0 (the terms diverge there); where a pair sum σᵢ + σⱼ is 0 the value is inf.
 
 Error estimate (estimated, not proven). ``asymptotic_error_estimate(sig, k, order)`` returns, in
@@ -90,6 +110,7 @@ __all__ = [
     "expansion_terms",
     "grad_log_hyp0f1_asymptotic",
     "grad_log_hyp0f1_asymptotic_with_error",
+    "log_degenerate_ratio",
     "log_hyp0f1_asymptotic",
     "log_hyp0f1_asymptotic_and_grad",
     "log_hyp0f1_asymptotic_best",
@@ -113,6 +134,13 @@ T1_MAX = 0.5
 
 #: The I₋ coset is dropped where its bound ½e^{Σσ−2σ_k} is below this fraction of I₊.
 NEGLIGIBLE_COSET = 2.0**-60
+#: ... and where σ_{k−1} − σ_k is below this (absolute): a curvature under 1 along a compact direction of the coset is
+#: no Gaussian (module notes, "Degenerate second coset"); at k = 2 its expansion's T₂/T₁ = 1/(2(σ₁ − σ₂)) > RHO there.
+DEGENERATE_GAP = 1.0
+#: Laplace's estimate of a degenerate I₋ is used only where σ_k ≥ DEGENERATE_MIN_SIGMA·max(1, k/4) (module notes).
+DEGENERATE_MIN_SIGMA = 1.0
+#: Safety factor of that estimate (module notes: true / estimate ≤ 0.99 in its range).
+DEGENERATE_SAFETY = 10.0
 
 _LOG_2PI = np.log(2 * np.pi)
 EPS = np.finfo(float).eps
@@ -227,8 +255,9 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER, rounding:
         I₋ is dropped; inf where a pair sum is 0). ``terms_plus``, ``terms_minus``: T₁ … T_{n_terms}
         of each coset, shape (n, n_terms) (0 where the coset is dropped). ``round_plus``,
         ``round_minus``: float64 error bounds of those terms (:func:`symcheck.hyp0f1.wick.evaluate`).
-        ``round_lead``: float64 error bound of the leading terms. ``dropped``: bound log(1 + ½e^{Σσ−2σ_k}/I₊)
-        on what leaving I₋ out costs in log ₀F₁ where it is dropped, else 0. ``invalid``: a
+        ``round_lead``: float64 error bound of the leading terms. ``dropped``: what leaving I₋ out costs in
+        log ₀F₁ where it is dropped, log(1 + r) with r the bound ½e^{Σσ−2σ_k}/I₊ or, at a degenerate saddle in
+        its range, the smaller of that and DEGENERATE_SAFETY times :func:`log_degenerate_ratio`; else 0. ``invalid``: a
         pair sum σᵢ + σⱼ is 0.
     """
     flat = -np.sort(-sig.reshape(-1, k), axis=1)
@@ -247,12 +276,18 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER, rounding:
     if ok.any() and n_terms:
         out["terms_plus"][ok], out["round_plus"][ok] = _coset_terms(flat[ok], n_terms, rounding)
     # the I₋ coset: kept where its bound ½e^{Σσ−2σ_k} is not negligible and its saddle is non-degenerate
-    gap = flat[:, k - 2] - flat[:, k - 1]
+    degenerate = flat[:, k - 2] - flat[:, k - 1] < DEGENERATE_GAP
     log_bound_ratio = total - 2 * flat[:, k - 1] - np.log(2.0) - lead_plus
     relevant = ok & (log_bound_ratio > np.log(NEGLIGIBLE_COSET))
-    keep = relevant & (gap > 0)
-    # log(I₊ + I₋) − log I₊ ≤ log(1 + bound ratio) wherever I₋ is left out
-    out["dropped"] = np.where(ok & ~keep, np.logaddexp(0.0, log_bound_ratio), 0.0)
+    keep = relevant & ~degenerate
+    # a degenerate saddle in the range of Laplace's estimate on the critical manifold (module notes)
+    laplace = np.flatnonzero(ok & degenerate & (flat[:, k - 1] >= DEGENERATE_MIN_SIGMA * max(1.0, k / 4)))
+    log_dropped = log_bound_ratio.copy()
+    if laplace.size:
+        log_dropped[laplace] = np.minimum(log_bound_ratio[laplace],
+                                          np.log(DEGENERATE_SAFETY) + log_degenerate_ratio(flat[laplace]))
+    # log(I₊ + I₋) − log I₊ ≤ log(1 + ratio) wherever I₋ is left out
+    out["dropped"] = np.where(ok & ~keep, np.logaddexp(0.0, log_dropped), 0.0)
     size = np.abs(total) + abs(const) + 0.5 * np.sum(np.abs(log_pair), axis=1)
     if keep.any():
         fl = flat[keep].copy()
@@ -265,6 +300,30 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER, rounding:
     # Σσ, the constant and ½Σ log(pair sum): one rounding per operation, each of a term ≤ size
     out["round_lead"] = (len(iu) + k + 8) * EPS * size
     return out
+
+
+def log_degenerate_ratio(flat: np.ndarray) -> np.ndarray:
+    """Laplace's estimate of log(I₋/I₊) on the critical manifold of a (nearly) degenerate second coset, per row of
+    ``flat`` (n, k), σ sorted decreasingly with σ_k > 0 (module notes, "Degenerate second coset")."""
+    a = flat[:, -1:]
+    in_b = flat - a < DEGENERATE_GAP
+    in_b[:, -1] = True
+    in_j = in_b.copy()
+    in_j[:, -1] = False
+    top = ~in_b
+    p = in_b.sum(axis=1)
+    b_max = np.max(np.where(in_b, flat, -np.inf), axis=1, keepdims=True)
+    log_vol = (p - 1) * np.log(2.0) + 0.5 * p * np.log(np.pi) - special.gammaln(0.5 * p)  # 2^{p−2}|S^{p−1}|
+    # all pairs are formed and then masked: sums of two σ near the float64 limit overflow where they are not used
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        flat_dirs = np.where(in_j, np.log((flat + a) / (2 * np.pi)), 0.0)
+        normal = np.where(top, np.log((flat + a) / (flat - b_max)), 0.0)
+        cross = np.where(top[:, :, None] & in_j[:, None, :],
+                         np.log((flat[:, :, None] + flat[:, None, :]) / (flat[:, :, None] + a[:, :, None])), 0.0)
+        pairs = np.where(in_j[:, :, None] & in_j[:, None, :] & np.triu(np.ones(flat.shape[1:] * 2, bool), 1),
+                         np.log((flat[:, :, None] + flat[:, None, :]) / (2 * a[:, :, None])), 0.0)
+    return (-2 * a[:, 0] + log_vol + 0.5 * (flat_dirs.sum(axis=1) + normal.sum(axis=1) + cross.sum(axis=(1, 2))
+                                            + pairs.sum(axis=(1, 2))))
 
 
 def _combine(parts: dict, order: int, with_error: bool) -> tuple[np.ndarray, np.ndarray | None]:

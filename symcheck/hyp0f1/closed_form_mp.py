@@ -24,7 +24,7 @@ import numpy as np
 
 from symcheck._checks import as_sigma, check_int
 
-__all__ = ["closed_form_mp", "equal_spectrum_mp"]
+__all__ = ["closed_form_mp", "equal_spectrum_cosets_mp", "equal_spectrum_mp"]
 
 
 def closed_form_mp(sigma, k) -> mpmath.mpf:
@@ -79,6 +79,23 @@ def equal_spectrum_dps(s: float, k: int, digits: int = 30) -> int:
     return digits + 10 + int(math.ceil(0.5 * size * (size - 1) * math.log10(2.0 + float(s))))
 
 
+def equal_spectrum_cosets_mp(s, k: int) -> tuple:
+    """(E_SO(k)[e^{s tr T}], E_O⁻(k)[e^{s tr T}]): the two cosets' Haar means of which :func:`equal_spectrum_mp`
+    is the average, by their Bessel determinants (module docstring); parameters and precision as there."""
+    k = check_int(k, "k", minimum=1)
+    s = mpmath.mpf(s)
+    if s < 0:
+        raise ValueError(f"s must be >= 0, got {s}")
+    if k % 2 == 0:
+        m = k // 2
+        parts = ((0, m, 0), (1, m - 1, 0))
+    else:
+        m = (k - 1) // 2
+        parts = ((2, m, 1), (3, m, -1))
+    return tuple(mpmath.exp(fixed * s) * _bessel_det(s, size, kind) / _bessel_det(mpmath.mpf(0), size, kind)
+                 for kind, size, fixed in parts)
+
+
 def equal_spectrum_mp(s, k: int):
     """₀F₁(k/2; s²I_k/4), all k singular values equal to ``s``, by Bessel determinants (mpmath).
 
@@ -100,17 +117,5 @@ def equal_spectrum_mp(s, k: int):
     H. Weyl (1939), The Classical Groups, Ch. VII; C. Andréief (1886) for det-of-integrals;
     J. Baik & E. M. Rains (2001), Duke Math. J. 109, §2 (the cosets of O(k)).
     """
-    k = check_int(k, "k", minimum=1)
-    s = mpmath.mpf(s)
-    if s < 0:
-        raise ValueError(f"s must be >= 0, got {s}")
-    if k % 2 == 0:
-        m = k // 2
-        parts = ((0, m, 0), (1, m - 1, 0))
-    else:
-        m = (k - 1) // 2
-        parts = ((2, m, 1), (3, m, -1))
-    total = mpmath.mpf(0)
-    for kind, size, fixed in parts:
-        total += mpmath.exp(fixed * s) * _bessel_det(s, size, kind) / _bessel_det(mpmath.mpf(0), size, kind)
-    return total / 2
+    plus, minus = equal_spectrum_cosets_mp(s, k)
+    return (plus + minus) / 2
