@@ -40,10 +40,14 @@ the terms grow with k (T_p ~ (k²·max v)^p roughly). The I₋ coset needs its p
 coset times its mass), so where that bound is below 2⁻⁶⁰·I₊ the coset is dropped and log(1 + bound/I₊) is
 added to the error estimate.
 
-Degenerate second coset. Where σ_{k−1} − σ_k < ``DEGENERATE_GAP`` the saddle of I₋ is (nearly) degenerate and I₋
-is dropped as well. That bound is then useless (it lacks the Gaussian volume: at k = 20, σ = (300¹⁰, 100¹⁰) it
-is e^{230}·I₊ while I₋ ≈ e^{−180}·I₊), so where σ_k ≥ ``DEGENERATE_MIN_SIGMA``·max(1, k/4) the figure takes instead
-the smaller of it and ``DEGENERATE_SAFETY`` times Laplace's estimate of I₋/I₊ on the coset's critical manifold.
+Degenerate second coset. Where σ_{k−1} = σ_k the saddle of I₋ is degenerate and I₋ is dropped with that bound, which
+is then useless (it lacks the Gaussian volume: at k = 20, σ = (300¹⁰, 100¹⁰) it is e^{230}·I₊ while I₋ ≈
+e^{−180}·I₊). So where σ_{k−1} − σ_k < ``DEGENERATE_GAP`` and σ_k ≥ ``DEGENERATE_MIN_SIGMA``·max(1, k/4) the figure
+takes instead the smaller of it and ``DEGENERATE_SAFETY`` times Laplace's estimate of I₋/I₊ on the coset's critical
+manifold, and a near tie whose I₋ is negligible by that (below NEGLIGIBLE_COSET) is dropped too: its expansion, with
+pair sums σⱼ − σ_k < 1, runs far outside its regime and had entered the value (k = 19, σ ≈ 501 … 49 with ties 1e-6
+apart: 6150.9 against importance sampling's 5726.56). A near tie whose I₋ is not negligible keeps it (the value then
+moves continuously as the tie opens: an optimiser on the value crosses no jump; its figure stays inf).
 Let B = {j : σⱼ − σ_k < DEGENERATE_GAP} (the bottom run, p = |B| ≥ 2; J = B∖{k}, a = σ_k). For equal values
 in B the maximum Σσ − 2a of Σσᵢ Tᵢᵢ on D·SO(k) is attained on M = {D·diag(I, D_p(I − 2vvᵀ)) : v ∈ S^{p−1}} ≅
 ℝP^{p−1}, whose tangent at v = e_k is spanned by the flat pairs (j, k), j ∈ J, and whose volume for the
@@ -276,16 +280,17 @@ def expansion_terms(sig: np.ndarray, k: int, n_terms: int = MAX_ORDER, rounding:
     if ok.any() and n_terms:
         out["terms_plus"][ok], out["round_plus"][ok] = _coset_terms(flat[ok], n_terms, rounding)
     # the I₋ coset: kept where its bound ½e^{Σσ−2σ_k} is not negligible and its saddle is non-degenerate
-    degenerate = flat[:, k - 2] - flat[:, k - 1] < DEGENERATE_GAP
+    gap = flat[:, k - 2] - flat[:, k - 1]
     log_bound_ratio = total - 2 * flat[:, k - 1] - np.log(2.0) - lead_plus
     relevant = ok & (log_bound_ratio > np.log(NEGLIGIBLE_COSET))
-    keep = relevant & ~degenerate
     # a degenerate saddle in the range of Laplace's estimate on the critical manifold (module notes)
-    laplace = np.flatnonzero(ok & degenerate & (flat[:, k - 1] >= DEGENERATE_MIN_SIGMA * max(1.0, k / 4)))
+    laplace = np.flatnonzero(ok & (gap < DEGENERATE_GAP) & (flat[:, k - 1] >= DEGENERATE_MIN_SIGMA * max(1.0, k / 4)))
     log_dropped = log_bound_ratio.copy()
     if laplace.size:
         log_dropped[laplace] = np.minimum(log_bound_ratio[laplace],
                                           np.log(DEGENERATE_SAFETY) + log_degenerate_ratio(flat[laplace]))
+    # kept: not negligible by either, and not an exact tie (whose saddle is degenerate: no expansion)
+    keep = relevant & (gap > 0) & (log_dropped > np.log(NEGLIGIBLE_COSET))
     # log(I₊ + I₋) − log I₊ ≤ log(1 + ratio) wherever I₋ is left out
     out["dropped"] = np.where(ok & ~keep, np.logaddexp(0.0, log_dropped), 0.0)
     size = np.abs(total) + abs(const) + 0.5 * np.sum(np.abs(log_pair), axis=1)

