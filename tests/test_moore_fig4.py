@@ -261,3 +261,14 @@ def test_exact_check_at_small_k_covers_every_route():
     rec = {"k": 3, "exact": {nm: [c] for nm, c in res["exact"].items()}}
     text = moore_experiments._exact_check_lines(rec)[0]
     assert "1 matrices" in text and "asymptotic, order 2" in text and "Laplace returns none" in text
+
+
+def test_an_isotropic_variance_past_float64_is_a_valueerror():
+    """An L-BFGS trial step to log c ≥ log(float64 max) raised OverflowError from math.exp and stopped the whole
+    report (regeneration of 2026-11-30); it is a ValueError naming log c, which fit_matrix records as the fit's failure."""
+    p, _ = moore_mf.sample_problem(6, 5, 2, 1.0, np.random.default_rng(1))
+    x = np.concatenate([np.zeros((6 + 5) * 2), [800.0]])
+    with pytest.raises(ValueError, match="log c"):
+        moore_mf._isotropic_value_grad(x, p)
+    x[-1] = 5.0
+    assert np.isfinite(moore_mf._isotropic_value_grad(x, p)[0])

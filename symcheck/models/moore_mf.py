@@ -183,6 +183,10 @@ def elbo_factorised(Mu, Mv, Su, Sv, problem: MFProblem) -> float:
     return float(e_log_joint + entropy)
 
 
+#: log of the largest float64: e^{log c} overflows beyond it.
+_LOG_FLOAT_MAX = math.log(np.finfo(float).max)
+
+
 def _split(x, problem):
     n, m, k = problem.n, problem.m, problem.k
     return x[:n * k].reshape(n, k), x[n * k:(n + m) * k].reshape(m, k)
@@ -191,6 +195,8 @@ def _split(x, problem):
 def _isotropic_value_grad(x, problem):
     """ELBO of q = N([Mu; Mv], cI) and its gradient in (Mu, Mv, log c); x = (Mu, Mv, log c) flat."""
     Mu, Mv = _split(x, problem)
+    if not x[-1] < _LOG_FLOAT_MAX:  # an optimiser's trial step past float64: a ValueError the fits record
+        raise ValueError(f"log c = {x[-1]:.6g}: the isotropic variance c = e^(log c) overflows float64")
     c = math.exp(x[-1])
     g, s2, n, m, k = problem.gain, problem.sigma2, problem.n, problem.m, problem.k
     val = elbo_factorised(Mu, Mv, c, c, problem)
